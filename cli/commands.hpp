@@ -1,0 +1,38 @@
+#pragma once
+// The scalecast subcommands. Each file cmd_<name>.cpp registers one subcommand on the CLI11 app:
+// its options, its --help text and the action that runs when it is chosen. Actions throw
+// ConfigError for bad input and NotBuilt for capabilities that do not exist yet; main() turns
+// both into a message on stderr and a non-zero exit code.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace scalecast::cli {
+
+// Exit codes, documented in `scalecast --help`.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInputError = 1;  // bad input file or option value (ConfigError)
+inline constexpr int kExitUsage = 2;       // command-line syntax (CLI11)
+inline constexpr int kExitNotBuilt = 3;    // the capability is not part of this build yet
+inline constexpr int kExitFailure = 4;     // anything else went wrong
+
+// A subcommand whose capability is not built yet.
+class NotBuilt : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What the chosen subcommand does; set by its parse callback, run by main() after logging is set
+// up. Returns the exit code.
+using Action = std::function<int()>;
+
+void add_run_command(CLI::App& app, Action& action);
+void add_sweep_command(CLI::App& app, Action& action);
+void add_calibrate_command(CLI::App& app, Action& action);
+void add_validate_command(CLI::App& app, Action& action);
+void add_compare_trace_command(CLI::App& app, Action& action);
+void add_describe_command(CLI::App& app, Action& action);
+
+}  // namespace scalecast::cli

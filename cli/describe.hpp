@@ -1,0 +1,21 @@
+#pragma once
+// The `scalecast describe` topics, one file each (describe_<topic>.cpp), so each layer's
+// self-description lives next to nothing else. Each prints to stdout and returns the exit code.
+
+#include <string>
+
+namespace scalecast::cli {
+
+struct DescribeModelOptions {
+  std::string name;  // zoo name or path to a model YAML file
+  int batch = 1;     // samples per GPU
+  std::string precision = "fp32";
+  int seq_len = 0;  // transformers: sequence length (0 = model default)
+};
+
+int describe_units();
+int describe_platform(const std::string& name_or_path, bool schema_only);
+int describe_model(const DescribeModelOptions& options);
+int describe_calibration(const std::string& file);
+
+}  // namespace scalecast::cli

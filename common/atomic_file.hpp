@@ -1,0 +1,19 @@
+#pragma once
+// Output files are written whole or not at all: the content goes to "<path>.tmp.<pid>" and is
+// renamed over <path> when complete, so an interrupted run never leaves a half-written result
+// and never damages the previous one.
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+namespace scalecast::common {
+
+// Writes `content` to `path` atomically; creates missing parent folders. Throws
+// std::runtime_error naming the path on failure.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+// Streams into `path` atomically: `fill` writes to the stream, then the file is renamed.
+void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& fill);
+
+}  // namespace scalecast::common

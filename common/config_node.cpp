@@ -1,0 +1,245 @@
+#include "common/config_node.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace scalecast::common {
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+bool mark_valid(const YAML::Mark& m) { return m.line >= 0 && m.column >= 0 && m.pos >= 0; }
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(lower(std::string(word)), lower(c));
+    if (d < best_distance) best_distance = d, best = c;
+  }
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  return best_distance <= limit ? best : std::string();
+}
+
+ConfigNode ConfigNode::load_file(const std::string& path, const std::string& display_name) {
+  const std::string name = display_name.empty() ? path : display_name;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(name, 0, 0, "", "cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return load_string(buffer.str(), name);
+}
+
+ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
+  auto file = std::make_shared<const std::string>(name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(name, e.mark.line + 1, e.mark.column + 1, "",
+                      fmt::format("YAML syntax error: {}", e.msg));
+  }
+  const YAML::Mark m = root.Mark();
+  return ConfigNode(root, file, "", mark_valid(m) ? m.line + 1 : 1,
+                    mark_valid(m) ? m.column + 1 : 1);
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path,
+                       int line, int column)
+    : node_(std::move(node)),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      line_(line),
+      column_(column) {}
+
+std::string ConfigNode::child_path(std::string_view key) const {
+  return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+}
+
+ConfigNode ConfigNode::child(const YAML::Node& value, std::string path,
+                             const YAML::Mark& fallback) const {
+  // An empty value's mark points past it (often at the next line); the key is the better place.
+  YAML::Mark m = value.Mark();
+  if (!mark_valid(m) || (value.IsNull() && mark_valid(fallback))) m = fallback;
+  if (mark_valid(m)) return ConfigNode(value, file_, std::move(path), m.line + 1, m.column + 1);
+  return ConfigNode(value, file_, std::move(path), line_, column_);
+}
+
+ConfigError ConfigNode::error(const std::string& message) const {
+  return ConfigError(*file_, line_, column_, path_, message);
+}
+
+void ConfigNode::fail(const std::string& message) const { throw error(message); }
+
+bool ConfigNode::has(std::string_view key) const {
+  if (!node_.IsMap()) return false;
+  const YAML::Node v = node_[std::string(key)];
+  return v.IsDefined();
+}
+
+std::optional<ConfigNode> ConfigNode::optional(std::string_view key) const {
+  if (is_null()) return std::nullopt;
+  if (!node_.IsMap()) fail("expected a map");
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.Scalar() == key) {
+      return child(it->second, child_path(key), it->first.Mark());
+    }
+  }
+  return std::nullopt;
+}
+
+ConfigNode ConfigNode::required(std::string_view key) const {
+  auto c = optional(key);
+  if (!c) fail(fmt::format("missing required key '{}'", key));
+  return *c;
+}
+
+void ConfigNode::check_keys(std::initializer_list<std::string_view> allowed) const {
+  std::vector<std::string> v;
+  for (auto k : allowed) v.emplace_back(k);
+  check_keys(v);
+}
+
+void ConfigNode::check_keys(const std::vector<std::string>& allowed) const {
+  if (is_null()) return;
+  if (!node_.IsMap()) fail("expected a map");
+  std::set<std::string> seen;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const ConfigNode at = child(it->first, child_path(key), it->first.Mark());
+    if (!seen.insert(key).second) at.fail("duplicate key");
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      const std::string hint = closest_match(key, allowed);
+      if (!hint.empty()) at.fail(fmt::format("unknown key (did you mean '{}'?)", hint));
+      at.fail(fmt::format("unknown key (expected one of: {})", fmt::join(allowed, ", ")));
+    }
+  }
+}
+
+std::vector<ConfigNode> ConfigNode::items() const {
+  if (!node_.IsSequence()) fail("expected a list");
+  std::vector<ConfigNode> out;
+  std::size_t i = 0;
+  for (const auto& item : node_) {
+    out.push_back(child(item, fmt::format("{}[{}]", path_, i++), node_.Mark()));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
+  if (!node_.IsMap()) fail("expected a map");
+  std::vector<std::pair<std::string, ConfigNode>> out;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    out.emplace_back(key, child(it->second, child_path(key), it->first.Mark()));
+  }
+  return out;
+}
+
+std::string ConfigNode::scalar_text() const {
+  if (is_null()) fail("expected a value, got nothing");
+  if (!node_.IsScalar())
+    fail(node_.IsMap() ? "expected a scalar, got a map" : "expected a scalar, got a list");
+  return node_.Scalar();
+}
+
+std::string ConfigNode::as_string() const { return scalar_text(); }
+
+double ConfigNode::as_double() const {
+  const std::string s = scalar_text();
+  double v = 0.0;
+  const char* begin = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+  const auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
+    fail(fmt::format("expected a number, got \"{}\"", s));
+  }
+  return v;
+}
+
+std::int64_t ConfigNode::as_int() const {
+  const std::string s = scalar_text();
+  std::int64_t v = 0;
+  const char* begin = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+  const auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+    fail(fmt::format("expected an integer, got \"{}\"", s));
+  }
+  return v;
+}
+
+std::int64_t ConfigNode::as_count() const {
+  const std::int64_t v = as_int();
+  if (v < 0) fail(fmt::format("expected a non-negative count, got \"{}\"", node_.Scalar()));
+  return v;
+}
+
+bool ConfigNode::as_bool() const {
+  const std::string s = scalar_text();
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  fail(fmt::format("expected true or false, got \"{}\"", s));
+}
+
+double ConfigNode::as_quantity(Quantity kind) const {
+  const std::string s = scalar_text();
+  try {
+    return parse_quantity(s, kind);
+  } catch (const UnitError& e) {
+    fail(e.what());
+  }
+}
+
+std::vector<std::string> ConfigNode::as_string_list() const {
+  if (node_.IsScalar()) return {node_.Scalar()};
+  std::vector<std::string> out;
+  for (const auto& item : items()) out.push_back(item.as_string());
+  return out;
+}
+
+std::string ConfigNode::string_or(std::string_view key, const std::string& fallback) const {
+  auto c = optional(key);
+  return c ? c->as_string() : fallback;
+}
+double ConfigNode::double_or(std::string_view key, double fallback) const {
+  auto c = optional(key);
+  return c ? c->as_double() : fallback;
+}
+std::int64_t ConfigNode::count_or(std::string_view key, std::int64_t fallback) const {
+  auto c = optional(key);
+  return c ? c->as_count() : fallback;
+}
+bool ConfigNode::bool_or(std::string_view key, bool fallback) const {
+  auto c = optional(key);
+  return c ? c->as_bool() : fallback;
+}
+double ConfigNode::quantity_or(std::string_view key, Quantity kind, double fallback) const {
+  auto c = optional(key);
+  return c ? c->as_quantity(kind) : fallback;
+}
+
+}  // namespace scalecast::common

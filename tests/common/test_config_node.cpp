@@ -1,0 +1,142 @@
+#include <doctest/doctest.h>
+
+#include "common/config_node.hpp"
+
+using scalecast::common::ConfigError;
+using scalecast::common::ConfigNode;
+using scalecast::common::Quantity;
+
+namespace {
+
+const char* kPlatform =
+    "name: summit\n"         // line 1
+    "node:\n"                // line 2
+    "  nvlink:\n"            // line 3
+    "    bandwidth: 50\n"    // line 4
+    "    latency: 1.5us\n"   // line 5
+    "  gpus: -6\n"           // line 6
+    "  sockets: two\n"       // line 7
+    "  rails: [1, 2]\n"      // line 8
+    "network:\n"             // line 9
+    "  topolgy: fat_tree\n"  // line 10
+    "  levels: 3\n";         // line 11
+
+ConfigNode doc() { return ConfigNode::load_string(kPlatform, "platforms/summit.yaml"); }
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("quantity with a missing unit points at the value") {
+    CHECK(error_of([] {
+            doc()
+                .required("node")
+                .required("nvlink")
+                .required("bandwidth")
+                .as_quantity(Quantity::kBandwidth);
+          }) ==
+          "platforms/summit.yaml:4:16: error: node.nvlink.bandwidth: expected a bandwidth like "
+          "\"50GBps\", got \"50\" (the unit is missing)");
+  }
+
+  TEST_CASE("valid quantity converts to SI") {
+    CHECK(doc().required("node").required("nvlink").required("latency").as_quantity(
+              Quantity::kTime) == doctest::Approx(1.5e-6));
+  }
+
+  TEST_CASE("missing key is reported at the parent map") {
+    CHECK(error_of([] { doc().required("node").required("nvlink").required("bricks"); }) ==
+          "platforms/summit.yaml:4:5: error: node.nvlink: missing required key 'bricks'");
+  }
+
+  TEST_CASE("missing top-level key is reported at the document start") {
+    CHECK(error_of([] { doc().required("storage"); }) ==
+          "platforms/summit.yaml:1:1: error: missing required key 'storage'");
+  }
+
+  TEST_CASE("unknown key suggests the closest known key") {
+    CHECK(error_of([] {
+            doc().required("network").check_keys({"topology", "levels", "radix"});
+          }) ==
+          "platforms/summit.yaml:10:3: error: network.topolgy: unknown key (did you mean "
+          "'topology'?)");
+  }
+
+  TEST_CASE("unknown key without a close match lists the keys") {
+    CHECK(error_of([] {
+            doc().check_keys({"name", "node"});
+          }) ==
+          "platforms/summit.yaml:9:1: error: network: unknown key (expected one of: name, node)");
+  }
+
+  TEST_CASE("negative count") {
+    CHECK(error_of([] { doc().required("node").required("gpus").as_count(); }) ==
+          "platforms/summit.yaml:6:9: error: node.gpus: expected a non-negative count, got \"-6\"");
+  }
+
+  TEST_CASE("non-integer count") {
+    CHECK(error_of([] { doc().required("node").required("sockets").as_count(); }) ==
+          "platforms/summit.yaml:7:12: error: node.sockets: expected an integer, got \"two\"");
+  }
+
+  TEST_CASE("list where a scalar is expected") {
+    CHECK(error_of([] { doc().required("node").required("rails").as_string(); }) ==
+          "platforms/summit.yaml:8:10: error: node.rails: expected a scalar, got a list");
+  }
+
+  TEST_CASE("sequence items carry their index in the key path") {
+    const auto rails = doc().required("node").required("rails").items();
+    REQUIRE(rails.size() == 2);
+    CHECK(rails[1].path() == "node.rails[1]");
+    CHECK(rails[1].as_int() == 2);
+    CHECK(error_of([&] { rails[0].as_bool(); }) ==
+          "platforms/summit.yaml:8:11: error: node.rails[0]: expected true or false, got \"1\"");
+  }
+
+  TEST_CASE("map where a list is expected") {
+    CHECK(error_of([] { doc().required("node").items(); }) ==
+          "platforms/summit.yaml:3:3: error: node: expected a list");
+  }
+
+  TEST_CASE("duplicate keys are rejected") {
+    auto d = ConfigNode::load_string("a: 1\nb: 2\na: 3\n", "dup.yaml");
+    CHECK(error_of([&] { d.check_keys({"a", "b"}); }) == "dup.yaml:3:1: error: a: duplicate key");
+  }
+
+  TEST_CASE("YAML syntax errors carry the position") {
+    CHECK(error_of([] {
+            ConfigNode::load_string("a: [1, 2\nb: 3\n", "bad.yaml");
+          }).rfind("bad.yaml:", 0) == 0);
+    CHECK(error_of([] {
+            ConfigNode::load_string("a: [1, 2\nb: 3\n", "bad.yaml");
+          }).find("error: YAML syntax error") != std::string::npos);
+  }
+
+  TEST_CASE("missing file") {
+    CHECK(error_of([] { ConfigNode::load_file("/nonexistent/x.yaml"); }) ==
+          "/nonexistent/x.yaml: error: cannot open file");
+  }
+
+  TEST_CASE("empty value where a quantity is expected") {
+    auto d = ConfigNode::load_string("link:\n  bandwidth:\n", "e.yaml");
+    CHECK(error_of([&] {
+            d.required("link").required("bandwidth").as_quantity(Quantity::kBandwidth);
+          }) == "e.yaml:2:3: error: link.bandwidth: expected a value, got nothing");
+  }
+
+  TEST_CASE("defaults apply only when the key is absent") {
+    auto d = doc().required("network");
+    CHECK(d.count_or("levels", 1) == 3);
+    CHECK(d.count_or("radix", 36) == 36);
+    CHECK(d.quantity_or("latency", Quantity::kTime, 1e-6) == doctest::Approx(1e-6));
+  }
+}
