@@ -1,0 +1,33 @@
+#pragma once
+// A GPU model from the catalog: peak arithmetic per precision, memory, and its links. Figures
+// come from the platform YAML (sources in hardware.md); the cost model's datasheet tier and the
+// SimGrid host speeds are derived from them.
+
+#include <string>
+
+#include "common/precision.hpp"
+
+namespace scalecast::platforms {
+
+struct GpuSpec {
+  std::string name;         // catalog key, e.g. "v100-sxm2"
+  double fp64_flops = 0.0;  // FLOP/s, dense
+  double fp32_flops = 0.0;
+  double fp16_flops = 0.0;         // non-tensor fp16
+  double tensor_fp16_flops = 0.0;  // tensor cores, fp16 inputs (fp32 accumulate)
+  double tensor_bf16_flops = 0.0;
+  double tensor_tf32_flops = 0.0;
+  double tensor_fp8_flops = 0.0;
+  double memory_bytes = 0.0;
+  double memory_bandwidth = 0.0;  // bytes/s
+  std::string nvlink_generation;  // "", "nvlink1", "nvlink2", "nvlink3", "nvlink4"
+  int nvlink_links = 0;
+  double nvlink_link_bandwidth = 0.0;  // bytes/s per link per direction
+  std::string host_link;               // e.g. "pcie3x16", "nvlink2"
+
+  // Peak FLOP/s for an op computing in `dtype`, on tensor cores if `tensor_core` and the GPU has
+  // them for that dtype; falls back to the non-tensor rate (0 when the GPU lacks the dtype).
+  double peak_flops(common::DType dtype, bool tensor_core) const;
+};
+
+}  // namespace scalecast::platforms
