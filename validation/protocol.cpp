@@ -1,0 +1,140 @@
+#include "validation/protocol.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+namespace scalecast::validation {
+
+Configuration configuration_of(const ValidationPoint& point, const std::string& base_dir) {
+  Configuration c;
+  c.system = point.system;
+  c.base_dir = base_dir;
+  c.model = point.model;
+  c.seq_len = point.seq_len;
+  // README 5.6: "unknown" precision appears only where the anchor shares it, so compute speed
+  // comes from the anchor's fit; everything else precision-dependent is simulated as fp32.
+  c.precision = point.precision == "unknown" ? "fp32" : point.precision;
+  c.strategy = point.strategy;
+  c.comm = point.comm;
+  c.batch_per_gpu = point.batch_per_gpu;
+  c.gpus = point.gpus;
+  c.nodes = point.nodes;
+  return c;
+}
+
+std::string base_dir_of(const std::string& file_path) {
+  const std::filesystem::path parent = std::filesystem::path(file_path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
+                     const Predictor& predictor, const ProtocolOptions& options) {
+  AnchorFit fit;
+  fit.id = anchor.id;
+  fit.measured = anchor.measured.value;
+  Configuration config = configuration_of(anchor, base_dir);
+  double efficiency = 1.0;
+  try {
+    for (int i = 0; i < options.fit_max_simulations; ++i) {
+      config.framework_efficiency = efficiency;
+      const double simulated = predictor.predict(config).throughput_samples_per_s;
+      ++fit.simulations;
+      if (!(simulated > 0.0)) {
+        throw Unsupported(fmt::format("simulated throughput {} at efficiency {}", simulated,
+                                      efficiency));
+      }
+      fit.efficiency = efficiency;
+      fit.simulated = simulated;
+      fit.residual_pct = (simulated - fit.measured) / fit.measured * 100.0;
+      if (std::abs(fit.residual_pct) <= options.fit_tolerance * 100.0) break;
+      // Fixed-point step: throughput is proportional to efficiency where compute dominates.
+      efficiency *= fit.measured / simulated;
+    }
+    fit.fitted = true;
+  } catch (const Unsupported& e) {
+    fit.fitted = false;
+    fit.skip_reason = e.what();
+  }
+  return fit;
+}
+
+namespace {
+
+// B of README 5.4: P's configuration reduced to `baseline_gpus` GPUs, same batch per GPU and
+// GPUs per node (filled densely).
+Configuration baseline_of(const ValidationPoint& p, int baseline_gpus,
+                          const std::string& base_dir) {
+  Configuration b = configuration_of(p, base_dir);
+  const int per_node = p.gpus_per_node();
+  b.gpus = baseline_gpus;
+  b.nodes = baseline_gpus <= per_node ? 1 : (baseline_gpus + per_node - 1) / per_node;
+  if (baseline_gpus == 1) b.strategy = Strategy::kNone;
+  return b;
+}
+
+PointResult predict_point(const ValidationPoint& p, const AnchorFit& fit,
+                          const ValidationFile& file, const Predictor& predictor,
+                          const std::string& base_dir) {
+  PointResult r;
+  r.point = &p;
+  r.measured = p.measured.value;
+  if (!fit.fitted) {
+    r.skip_reason = fmt::format("anchor {} not simulated: {}", fit.id, fit.skip_reason);
+    return r;
+  }
+  try {
+    Configuration config = configuration_of(p, base_dir);
+    config.framework_efficiency = fit.efficiency;
+    r.prediction = predictor.predict(config);
+    if (p.measured.kind == MeasuredKind::kThroughput) {
+      r.predicted = r.prediction.throughput_samples_per_s;
+    } else {
+      // Efficiency relative to the baseline B: the anchor, or P reduced to baseline_gpus.
+      double base_throughput = fit.simulated;
+      int base_gpus = file.find(p.anchor)->gpus;
+      if (p.measured.baseline_gpus) {
+        Configuration b = baseline_of(p, *p.measured.baseline_gpus, base_dir);
+        b.framework_efficiency = fit.efficiency;
+        base_throughput = predictor.predict(b).throughput_samples_per_s;
+        base_gpus = b.gpus;
+      }
+      r.predicted =
+          (r.prediction.throughput_samples_per_s / p.gpus) / (base_throughput / base_gpus);
+    }
+    r.error_pct = (r.predicted - r.measured) / r.measured * 100.0;
+    r.simulated = true;
+  } catch (const Unsupported& e) {
+    r.skip_reason = e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
+ValidationRun run_protocol(const ValidationFile& file, const Predictor& predictor,
+                           const ProtocolOptions& options) {
+  const std::string base_dir = base_dir_of(file.path);
+  std::map<std::string, bool> named;
+  for (const ValidationPoint& p : file.points) {
+    if (p.role == Role::kPredict) named[p.anchor] = true;
+  }
+  ValidationRun run;
+  std::map<std::string, std::size_t> fit_of;
+  for (const ValidationPoint& p : file.points) {
+    if (p.role != Role::kAnchor) continue;
+    if (!options.fit_unused_anchors && !named.count(p.id)) continue;
+    fit_of[p.id] = run.anchors.size();
+    run.anchors.push_back(fit_anchor(p, base_dir, predictor, options));
+  }
+  for (const ValidationPoint& p : file.points) {
+    if (p.role != Role::kPredict) continue;
+    run.points.push_back(
+        predict_point(p, run.anchors[fit_of.at(p.anchor)], file, predictor, base_dir));
+  }
+  return run;
+}
+
+}  // namespace scalecast::validation

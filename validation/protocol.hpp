@@ -1,0 +1,61 @@
+#pragma once
+// The anchor/predict protocol (validation/README.md section 5): for every predict point P with
+// anchor A, fit the framework efficiency so that the simulated throughput of A's configuration
+// equals A's measured throughput, then simulate P with that efficiency and nothing else from
+// the file. Only anchor measurements are ever read as inputs; predict measurements are only
+// compared against, after the prediction is made.
+
+#include <string>
+#include <vector>
+
+#include "validation/predictor.hpp"
+#include "validation/validation_file.hpp"
+
+namespace scalecast::validation {
+
+struct ProtocolOptions {
+  double fit_tolerance = 1e-4;  // relative anchor residual at which the fit stops
+  int fit_max_simulations = 12;
+  bool fit_unused_anchors = true;  // also fit anchors no predict point names (residual report)
+};
+
+// The fitted efficiency of one anchor and how well the simulated anchor matches its measurement.
+struct AnchorFit {
+  std::string id;
+  bool fitted = false;
+  double efficiency = 0.0;
+  double measured = 0.0;
+  double simulated = 0.0;
+  double residual_pct = 0.0;
+  int simulations = 0;
+  std::string skip_reason;  // when not fitted
+};
+
+struct PointResult {
+  const ValidationPoint* point = nullptr;
+  bool simulated = false;
+  double measured = 0.0;   // throughput (samples/s) or efficiency fraction
+  double predicted = 0.0;  // same unit as measured
+  double error_pct = 0.0;  // signed, (predicted - measured) / measured * 100
+  Prediction prediction;   // the simulated configuration of the point
+  std::string skip_reason;
+};
+
+struct ValidationRun {
+  std::vector<PointResult> points;  // predict points, in file order
+  std::vector<AnchorFit> anchors;   // anchors in file order
+};
+
+// Fits the framework efficiency of `anchor`: efficiency e such that the simulated throughput
+// equals the measured one. Iterates e <- e * measured / simulated, which is exact in one step
+// for compute-bound configurations and converges for ones with communication.
+AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
+                     const Predictor& predictor, const ProtocolOptions& options);
+
+ValidationRun run_protocol(const ValidationFile& file, const Predictor& predictor,
+                           const ProtocolOptions& options = {});
+
+// Folder that relative platform paths in `file_path` resolve against.
+std::string base_dir_of(const std::string& file_path);
+
+}  // namespace scalecast::validation

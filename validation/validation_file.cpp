@@ -1,0 +1,213 @@
+#include "validation/validation_file.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/config_node.hpp"
+
+namespace scalecast::validation {
+namespace {
+
+using common::ConfigNode;
+
+constexpr const char* kSchema = "scalecast-validation/1";
+
+// One of a fixed set of words; the message lists them.
+std::string one_of(const ConfigNode& node, const std::vector<std::string>& allowed) {
+  const std::string value = node.as_string();
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return value;
+  node.fail(fmt::format("expected one of {}, got \"{}\"", fmt::join(allowed, ", "), value));
+}
+
+int positive_int(const ConfigNode& node) {
+  const std::int64_t v = node.as_int();
+  if (v <= 0 || v > 1'000'000'000) {
+    node.fail(fmt::format("expected a positive integer, got \"{}\"", node.raw().Scalar()));
+  }
+  return static_cast<int>(v);
+}
+
+std::string non_empty_string(const ConfigNode& node) {
+  std::string s = node.as_string();
+  if (s.empty()) node.fail("expected a non-empty string");
+  return s;
+}
+
+Measured parse_measured(const ConfigNode& node) {
+  if (!node.is_map()) node.fail("expected a map with throughput or scaling_efficiency");
+  node.check_keys({"throughput", "scaling_efficiency", "baseline_gpus"});
+  const bool has_t = node.has("throughput");
+  const bool has_e = node.has("scaling_efficiency");
+  if (has_t == has_e) node.fail("expected exactly one of throughput, scaling_efficiency");
+  Measured m;
+  if (has_t) {
+    if (node.has("baseline_gpus")) {
+      node.required("baseline_gpus").fail("only allowed with scaling_efficiency");
+    }
+    const ConfigNode t = node.required("throughput");
+    m.kind = MeasuredKind::kThroughput;
+    m.value = t.as_double();
+    if (!(m.value > 0.0)) t.fail(fmt::format("expected a positive throughput, got {}", m.value));
+    return m;
+  }
+  const ConfigNode e = node.required("scaling_efficiency");
+  m.kind = MeasuredKind::kScalingEfficiency;
+  m.value = e.as_double();
+  if (!(m.value > 0.0 && m.value <= 1.0)) {
+    e.fail(fmt::format("expected a fraction in (0, 1], got {}", m.value));
+  }
+  if (auto b = node.optional("baseline_gpus")) m.baseline_gpus = positive_int(*b);
+  return m;
+}
+
+ValidationPoint parse_point(const ConfigNode& node) {
+  if (!node.is_map()) node.fail("expected a map (one measured point)");
+  node.check_keys({"id", "system", "network", "model", "seq_len", "precision", "framework",
+                   "strategy", "comm", "batch_per_gpu", "gpus", "nodes", "measured", "role",
+                   "anchor", "source", "notes"});
+  ValidationPoint p;
+  p.line = node.line();
+  p.id = non_empty_string(node.required("id"));
+  p.system = non_empty_string(node.required("system"));
+  if (auto n = node.optional("network")) p.network = n->as_string();
+  p.model = non_empty_string(node.required("model"));
+  if (auto s = node.optional("seq_len")) p.seq_len = positive_int(*s);
+  p.precision = one_of(node.required("precision"), {"fp32", "amp_fp16", "tf32", "unknown"});
+  p.framework = one_of(node.required("framework"),
+                       {"tensorflow", "pytorch", "mxnet", "caffe2", "chainer", "nnl"});
+  const ConfigNode strategy = node.required("strategy");
+  const std::string s =
+      one_of(strategy, {"none", "allreduce", "parameter_server", "parameter_server_cpu"});
+  p.strategy = s == "none"               ? Strategy::kNone
+               : s == "allreduce"        ? Strategy::kAllreduce
+               : s == "parameter_server" ? Strategy::kParameterServer
+                                         : Strategy::kParameterServerCpu;
+  if (auto c = node.optional("comm")) {
+    if (!c->is_sequence()) c->fail("expected a list of strings");
+    for (const ConfigNode& item : c->items()) {
+      p.comm.push_back(one_of(item, {"nccl", "mpi_cpu", "tcp", "rdma"}));
+    }
+  }
+  p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
+  p.gpus = positive_int(node.required("gpus"));
+  const ConfigNode nodes = node.required("nodes");
+  p.nodes = positive_int(nodes);
+  if (p.gpus % p.nodes != 0) {
+    nodes.fail(fmt::format("gpus ({}) must be a whole multiple of nodes ({})", p.gpus, p.nodes));
+  }
+  if ((p.strategy == Strategy::kNone) != (p.gpus == 1)) {
+    strategy.fail(fmt::format("strategy \"none\" is used exactly when gpus is 1 (gpus is {})",
+                              p.gpus));
+  }
+  p.measured = parse_measured(node.required("measured"));
+  const ConfigNode role = node.required("role");
+  p.role = one_of(role, {"anchor", "predict"}) == "anchor" ? Role::kAnchor : Role::kPredict;
+  if (p.role == Role::kPredict) {
+    if (!node.has("anchor")) role.fail("a predict point needs an 'anchor' key");
+    p.anchor = non_empty_string(node.required("anchor"));
+  } else if (node.has("anchor")) {
+    node.required("anchor").fail("only predict points name an anchor");
+  }
+  if (p.role == Role::kAnchor && p.measured.kind != MeasuredKind::kThroughput) {
+    node.required("measured").fail("an anchor must give a throughput");
+  }
+  p.source = non_empty_string(node.required("source"));
+  if (auto n = node.optional("notes")) p.notes = n->as_string();
+  return p;
+}
+
+// context and io_observations: lists of mappings, each with a unique id.
+int check_free_list(const ConfigNode& list) {
+  if (!list.is_sequence()) list.fail("expected a list of mappings");
+  std::set<std::string> ids;
+  int count = 0;
+  for (const ConfigNode& item : list.items()) {
+    if (!item.is_map()) item.fail("expected a mapping with an 'id'");
+    const ConfigNode id = item.required("id");
+    if (!ids.insert(non_empty_string(id)).second) {
+      id.fail(fmt::format("duplicate id \"{}\"", id.as_string()));
+    }
+    ++count;
+  }
+  return count;
+}
+
+ValidationFile parse(const ConfigNode& root, const std::string& name) {
+  if (!root.is_map()) root.fail("expected a validation file (a map with schema and points)");
+  root.check_keys({"schema", "points", "context", "io_observations"});
+  const ConfigNode schema = root.required("schema");
+  if (schema.as_string() != kSchema) {
+    schema.fail(fmt::format("expected \"{}\", got \"{}\"", kSchema, schema.as_string()));
+  }
+  ValidationFile file;
+  file.path = name;
+  const ConfigNode points = root.required("points");
+  if (!points.is_sequence()) points.fail("expected a list of points");
+  std::map<std::string, int> line_of_id;
+  const std::vector<ConfigNode> items = points.items();
+  for (const ConfigNode& item : items) {
+    ValidationPoint p = parse_point(item);
+    if (!line_of_id.emplace(p.id, p.line).second) {
+      item.required("id").fail(
+          fmt::format("duplicate id \"{}\" (first at line {})", p.id, line_of_id.at(p.id)));
+    }
+    file.points.push_back(std::move(p));
+  }
+  // Anchors are resolved after all points are read: an anchor may follow its predict points.
+  for (std::size_t i = 0; i < file.points.size(); ++i) {
+    const ValidationPoint& p = file.points[i];
+    if (p.role != Role::kPredict) continue;
+    const ConfigNode at = items[i].required("anchor");
+    const ValidationPoint* a = file.find(p.anchor);
+    if (a == nullptr) at.fail(fmt::format("no point with id \"{}\" in this file", p.anchor));
+    if (a->role != Role::kAnchor) at.fail(fmt::format("point \"{}\" is not an anchor", p.anchor));
+    if (a->anchor_key() != p.anchor_key()) {
+      at.fail(fmt::format("anchor \"{}\" has key ({}), this point has ({})", p.anchor,
+                          a->anchor_key(), p.anchor_key()));
+    }
+  }
+  if (auto c = root.optional("context")) file.context_count = check_free_list(*c);
+  if (auto o = root.optional("io_observations")) file.io_observation_count = check_free_list(*o);
+  return file;
+}
+
+}  // namespace
+
+std::string_view to_string(Strategy s) {
+  switch (s) {
+    case Strategy::kNone:
+      return "none";
+    case Strategy::kAllreduce:
+      return "allreduce";
+    case Strategy::kParameterServer:
+      return "parameter_server";
+    case Strategy::kParameterServerCpu:
+      return "parameter_server_cpu";
+  }
+  return "?";
+}
+
+std::string ValidationPoint::anchor_key() const {
+  return fmt::format("{}, {}, {}, {}, {}", system, model,
+                     seq_len ? std::to_string(*seq_len) : std::string("-"), precision, framework);
+}
+
+const ValidationPoint* ValidationFile::find(const std::string& id) const {
+  for (const ValidationPoint& p : points) {
+    if (p.id == id) return &p;
+  }
+  return nullptr;
+}
+
+ValidationFile load_validation_file(const std::string& path) {
+  return parse(ConfigNode::load_file(path), path);
+}
+
+ValidationFile parse_validation_text(const std::string& text, const std::string& name) {
+  return parse(ConfigNode::load_string(text, name), name);
+}
+
+}  // namespace scalecast::validation

@@ -1,0 +1,65 @@
+#pragma once
+// A validation file (format: validation/FORMAT.md, a copy of ../shared/validation/README.md):
+// measured training throughputs, each an `anchor` (may be used for calibration) or a `predict`
+// point (must be predicted from its named anchor). The loader checks everything the format
+// requires before any simulation starts and reports faults as ConfigErrors with file:line:col,
+// the key path and what was expected.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scalecast::validation {
+
+enum class Role { kAnchor, kPredict };
+enum class Strategy { kNone, kAllreduce, kParameterServer, kParameterServerCpu };
+enum class MeasuredKind { kThroughput, kScalingEfficiency };
+
+std::string_view to_string(Strategy s);
+
+struct Measured {
+  MeasuredKind kind = MeasuredKind::kThroughput;
+  double value = 0.0;  // samples/s of the whole job, or an efficiency fraction in (0, 1]
+  std::optional<int> baseline_gpus;  // scaling_efficiency only, when the source states it
+};
+
+struct ValidationPoint {
+  std::string id;
+  std::string system;   // platform name
+  std::string network;  // free text, informational
+  std::string model;
+  std::optional<int> seq_len;
+  std::string precision;  // "fp32", "amp_fp16", "tf32" or "unknown"
+  std::string framework;
+  Strategy strategy = Strategy::kNone;
+  std::vector<std::string> comm;  // subset of nccl, mpi_cpu, tcp, rdma; empty = not stated
+  int batch_per_gpu = 0;
+  int gpus = 0;
+  int nodes = 0;
+  Measured measured;
+  Role role = Role::kAnchor;
+  std::string anchor;  // predict points: id of the anchor they are simulated from
+  std::string source;
+  std::string notes;
+  int line = 0;  // 1-based line of the point in its file, for messages
+
+  int gpus_per_node() const { return gpus / nodes; }
+  // The anchor key (README section 5.1): system, model, seq_len, precision, framework.
+  std::string anchor_key() const;
+};
+
+struct ValidationFile {
+  std::string path;  // as given; platforms named by relative path resolve against its folder
+  std::vector<ValidationPoint> points;
+  int context_count = 0;
+  int io_observation_count = 0;
+
+  const ValidationPoint* find(const std::string& id) const;
+};
+
+// Loads and checks a validation file; throws common::ConfigError on the first fault.
+ValidationFile load_validation_file(const std::string& path);
+// The same for text in memory; `name` stands for the file in messages.
+ValidationFile parse_validation_text(const std::string& text, const std::string& name);
+
+}  // namespace scalecast::validation
