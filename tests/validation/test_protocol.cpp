@@ -1,0 +1,201 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "validation/protocol.hpp"
+#include "validation/report.hpp"
+#include "validation/statistics.hpp"
+
+using namespace scalecast::validation;
+
+namespace {
+
+// A fake simulator with a known closed form: per-GPU compute time batch / (rate * efficiency)
+// plus a communication time that grows with nodes and does not depend on the efficiency.
+class FakePredictor : public Predictor {
+ public:
+  mutable std::vector<Configuration> seen;
+  double rate_per_gpu = 500.0;   // samples/s at efficiency 1
+  double comm_s_per_node = 0.01;  // per extra node
+
+  Prediction predict(const Configuration& c) const override {
+    seen.push_back(c);
+    if (c.system == "nowhere") throw Unsupported("no platform named \"nowhere\"");
+    if (c.model == "unknown_net") throw Unsupported("unknown model \"unknown_net\"");
+    Prediction p;
+    const double compute_s = c.batch_per_gpu / (rate_per_gpu * c.framework_efficiency);
+    const double comm_s = comm_s_per_node * (c.nodes - 1);
+    p.iteration_time_s = compute_s + comm_s;
+    p.throughput_samples_per_s = c.gpus * c.batch_per_gpu / p.iteration_time_s;
+    p.breakdown.compute_s = compute_s;
+    p.breakdown.exposed_comm_s = comm_s;
+    return p;
+  }
+};
+
+std::string point(const std::string& id, const std::string& system, int gpus, int nodes,
+                  const std::string& measured, const std::string& role_and_anchor,
+                  const std::string& model = "resnet50") {
+  return "  - id: " + id + "\n    system: " + system + "\n    model: " + model +
+         "\n    precision: fp32\n    framework: mxnet\n    strategy: " +
+         (gpus == 1 ? "none" : "allreduce") + "\n    batch_per_gpu: 100\n    gpus: " +
+         std::to_string(gpus) + "\n    nodes: " + std::to_string(nodes) +
+         "\n    measured:\n      " + measured + "\n" + role_and_anchor + "    source: test\n";
+}
+
+std::string file_text(double p2_measured = 3000.0) {
+  return "schema: scalecast-validation/1\npoints:\n" +
+         point("A1", "sysA", 1, 1, "throughput: 400", "    role: anchor\n") +
+         point("P1", "sysA", 8, 1, "throughput: 3000", "    role: predict\n    anchor: A1\n") +
+         point("P2", "sysA", 16, 2, "throughput: " + std::to_string(p2_measured),
+               "    role: predict\n    anchor: A1\n") +
+         point("P3", "sysA", 32, 4, "scaling_efficiency: 0.8",
+               "    role: predict\n    anchor: A1\n") +
+         point("P4", "sysA", 32, 4, "scaling_efficiency: 0.9\n      baseline_gpus: 8",
+               "    role: predict\n    anchor: A1\n") +
+         point("A2", "sysB", 16, 2, "throughput: 5000", "    role: anchor\n") +
+         point("P5", "sysB", 64, 8, "throughput: 15000", "    role: predict\n    anchor: A2\n") +
+         point("A3", "nowhere", 1, 1, "throughput: 100", "    role: anchor\n") +
+         point("P6", "nowhere", 8, 1, "throughput: 700", "    role: predict\n    anchor: A3\n") +
+         point("A4", "sysA", 1, 1, "throughput: 100", "    role: anchor\n", "unknown_net") +
+         point("P7", "sysA", 8, 1, "throughput: 700", "    role: predict\n    anchor: A4\n",
+               "unknown_net");
+}
+
+const PointResult& result(const ValidationRun& run, const std::string& id) {
+  for (const PointResult& r : run.points) {
+    if (r.point->id == id) return r;
+  }
+  FAIL("no result for " << id);
+  throw 0;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("single-GPU anchor fit is exact in one step") {
+    const ValidationFile f = parse_validation_text(file_text(), "dir/v.yaml");
+    FakePredictor fake;
+    const AnchorFit fit = fit_anchor(f.points[0], "dir", fake, {});
+    // 1 GPU, no communication: throughput = 500 * e, measured 400 -> e = 0.8.
+    CHECK(fit.fitted);
+    CHECK(fit.efficiency == doctest::Approx(0.8));
+    CHECK(fit.simulations == 2);
+    CHECK(std::abs(fit.residual_pct) < 1e-9);
+  }
+
+  TEST_CASE("multi-node anchor fit includes communication and converges") {
+    const ValidationFile f = parse_validation_text(file_text(), "dir/v.yaml");
+    FakePredictor fake;
+    const AnchorFit fit = fit_anchor(*f.find("A2"), "dir", fake, {});
+    // 16 GPUs x 100 / (100 / (500 e) + 0.01) = 5000, solved for e:
+    const double expected_e = 100.0 / (500.0 * (16.0 * 100.0 / 5000.0 - 0.01));
+    MESSAGE("expected efficiency " << expected_e << ", fitted " << fit.efficiency);
+    CHECK(fit.fitted);
+    CHECK(fit.efficiency == doctest::Approx(expected_e).epsilon(1e-4));
+    CHECK(std::abs(fit.residual_pct) <= 0.01);
+  }
+
+  TEST_CASE("predictions use the named anchor's efficiency and signed errors") {
+    const ValidationFile f = parse_validation_text(file_text(), "dir/v.yaml");
+    FakePredictor fake;
+    const ValidationRun run = run_protocol(f, fake);
+    const PointResult& p1 = result(run, "P1");
+    // e = 0.8: 8 GPUs x 400 = 3200 predicted, measured 3000 -> +6.667 %.
+    CHECK(p1.simulated);
+    CHECK(p1.predicted == doctest::Approx(3200.0));
+    CHECK(p1.error_pct == doctest::Approx(100.0 * 200.0 / 3000.0));
+    const PointResult& p2 = result(run, "P2");
+    const double t2 = 16 * 100.0 / (100.0 / 400.0 + 0.01);
+    CHECK(p2.predicted == doctest::Approx(t2));
+    for (const Configuration& c : fake.seen) CHECK(c.base_dir == "dir");
+  }
+
+  TEST_CASE("scaling efficiency against the anchor or a stated baseline") {
+    const ValidationFile f = parse_validation_text(file_text(), "v.yaml");
+    FakePredictor fake;
+    const ValidationRun run = run_protocol(f, fake);
+    // P3: baseline = anchor (1 GPU, 400/s); 4 nodes: per-GPU 100 / (0.25 + 0.03).
+    const double per_gpu_p = 100.0 / (0.25 + 0.03);
+    CHECK(result(run, "P3").predicted == doctest::Approx(per_gpu_p / 400.0));
+    // P4: baseline 8 GPUs = 1 node of P's layout, no communication: per-GPU 400.
+    CHECK(result(run, "P4").predicted == doctest::Approx(per_gpu_p / 400.0));
+    bool saw_baseline = false;
+    for (const Configuration& c : fake.seen) {
+      saw_baseline = saw_baseline || (c.gpus == 8 && c.nodes == 1 && c.system == "sysA" &&
+                                      c.strategy == Strategy::kAllreduce);
+    }
+    CHECK(saw_baseline);
+    CHECK(result(run, "P4").error_pct ==
+          doctest::Approx((per_gpu_p / 400.0 - 0.9) / 0.9 * 100.0));
+  }
+
+  TEST_CASE("unsimulatable points are skipped with their reason and counted") {
+    const ValidationFile f = parse_validation_text(file_text(), "v.yaml");
+    FakePredictor fake;
+    const ValidationRun run = run_protocol(f, fake);
+    CHECK_FALSE(result(run, "P6").simulated);
+    CHECK(result(run, "P6").skip_reason ==
+          "anchor A3 not simulated: no platform named \"nowhere\"");
+    CHECK(result(run, "P7").skip_reason ==
+          "anchor A4 not simulated: unknown model \"unknown_net\"");
+    const RunSummary s = summarize(run);
+    CHECK(s.overall.count == 5);
+    CHECK(s.overall.skipped == 2);
+    CHECK(s.per_system.at("nowhere").count == 0);
+    CHECK(s.per_system.at("nowhere").skipped == 1);
+    const std::string table = format_table(f, run, s);
+    CHECK(table.find("P6                   nowhere              anchor A3 not simulated") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("changing a predict point's measured value changes no prediction") {
+    FakePredictor fake;
+    const ValidationFile a = parse_validation_text(file_text(3000.0), "v.yaml");
+    const ValidationFile b = parse_validation_text(file_text(99999.0), "v.yaml");
+    const ValidationRun ra = run_protocol(a, fake);
+    const ValidationRun rb = run_protocol(b, fake);
+    REQUIRE(ra.points.size() == rb.points.size());
+    for (std::size_t i = 0; i < ra.points.size(); ++i) {
+      CHECK(ra.points[i].predicted == rb.points[i].predicted);
+    }
+    // ...while the error of the perturbed point does change (the test can fail).
+    CHECK(result(ra, "P2").error_pct != result(rb, "P2").error_pct);
+  }
+
+  TEST_CASE("statistics: MAPE median and max of absolute errors") {
+    const ErrorSummary odd = summarize(std::vector<double>{-10.0, 2.0, 4.0});
+    CHECK(odd.count == 3);
+    CHECK(odd.mape_pct == doctest::Approx(16.0 / 3.0));
+    CHECK(odd.median_abs_pct == doctest::Approx(4.0));
+    CHECK(odd.max_abs_pct == doctest::Approx(10.0));
+    const ErrorSummary even = summarize(std::vector<double>{-1.0, 3.0, 5.0, -7.0});
+    CHECK(even.median_abs_pct == doctest::Approx(4.0));
+    CHECK(summarize(std::vector<double>{}).count == 0);
+  }
+
+  TEST_CASE("JSON report carries points skipped anchors and summary") {
+    const ValidationFile f = parse_validation_text(file_text(), "v.yaml");
+    FakePredictor fake;
+    const ValidationRun run = run_protocol(f, fake);
+    const auto j = nlohmann::json::parse(format_json(f, run, summarize(run)));
+    REQUIRE(j["points"].size() == 5);
+    CHECK(j["points"][0]["id"] == "P1");
+    CHECK(j["points"][0]["measured"].get<double>() == doctest::Approx(3000.0));
+    CHECK(j["points"][0]["predicted"].get<double>() == doctest::Approx(3200.0));
+    CHECK(j["points"][0]["error_pct"].get<double>() == doctest::Approx(6.667));
+    CHECK(j["skipped"].size() == 2);
+    CHECK(j["skipped"][0]["reason"].get<std::string>().find("nowhere") != std::string::npos);
+    CHECK(j["summary"]["count"] == 5);
+    CHECK(j["summary"]["skipped"] == 2);
+    CHECK(j["summary"].contains("mape_pct"));
+    CHECK(j["summary"].contains("median_abs_pct"));
+    CHECK(j["summary"].contains("max_abs_pct"));
+    CHECK(j["anchors"].size() == 4);
+    // Same inputs, same bytes.
+    CHECK(format_json(f, run, summarize(run)) == format_json(f, run_protocol(f, fake),
+                                                             summarize(run_protocol(f, fake))));
+  }
+}

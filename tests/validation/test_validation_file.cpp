@@ -1,0 +1,191 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "common/config_error.hpp"
+#include "validation/validation_file.hpp"
+
+using scalecast::common::ConfigError;
+using namespace scalecast::validation;
+
+namespace {
+
+// A minimal well-formed file; tests replace one line to break it.
+const std::string kGood =
+    "schema: scalecast-validation/1\n"  // 1
+    "points:\n"                         // 2
+    "  - id: A1\n"                      // 3
+    "    system: dgx1-v100\n"           // 4
+    "    model: resnet50\n"             // 5
+    "    precision: fp32\n"             // 6
+    "    framework: tensorflow\n"       // 7
+    "    strategy: none\n"              // 8
+    "    batch_per_gpu: 128\n"          // 9
+    "    gpus: 1\n"                     // 10
+    "    nodes: 1\n"                    // 11
+    "    measured:\n"                   // 12
+    "      throughput: 412\n"           // 13
+    "    role: anchor\n"                // 14
+    "    source: test\n"                // 15
+    "  - id: P1\n"                      // 16
+    "    system: dgx1-v100\n"           // 17
+    "    model: resnet50\n"             // 18
+    "    precision: fp32\n"             // 19
+    "    framework: tensorflow\n"       // 20
+    "    strategy: allreduce\n"         // 21
+    "    comm: [nccl]\n"                // 22
+    "    batch_per_gpu: 128\n"          // 23
+    "    gpus: 16\n"                    // 24
+    "    nodes: 2\n"                    // 25
+    "    measured:\n"                   // 26
+    "      scaling_efficiency: 0.9\n"   // 27
+    "    role: predict\n"               // 28
+    "    anchor: A1\n"                  // 29
+    "    source: test\n"                // 30
+    "context:\n"                        // 31
+    "  - id: C1\n"                      // 32
+    "    statement: x\n";               // 33
+
+std::string replace_line(const std::string& text, int line, const std::string& replacement) {
+  std::string out;
+  int n = 1;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    const std::string current = text.substr(start, end - start);
+    out += (n == line ? replacement : current) + "\n";
+    start = end + 1;
+    ++n;
+  }
+  return out;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_validation_text(text, "v.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("well-formed file loads with every field") {
+    const ValidationFile f = parse_validation_text(kGood, "v.yaml");
+    REQUIRE(f.points.size() == 2);
+    const ValidationPoint& p = f.points[1];
+    CHECK(p.id == "P1");
+    CHECK(p.role == Role::kPredict);
+    CHECK(p.anchor == "A1");
+    CHECK(p.strategy == Strategy::kAllreduce);
+    CHECK(p.comm == std::vector<std::string>{"nccl"});
+    CHECK(p.gpus_per_node() == 8);
+    CHECK(p.measured.kind == MeasuredKind::kScalingEfficiency);
+    CHECK(p.measured.value == doctest::Approx(0.9));
+    CHECK(p.line == 16);
+    CHECK(f.context_count == 1);
+  }
+
+  TEST_CASE("wrong schema string") {
+    CHECK(error_of(replace_line(kGood, 1, "schema: scalecast-validation/2")) ==
+          "v.yaml:1:9: error: schema: expected \"scalecast-validation/1\", got "
+          "\"scalecast-validation/2\"");
+  }
+
+  TEST_CASE("unknown key in a point suggests the right one") {
+    CHECK(error_of(replace_line(kGood, 9, "    batch_per_gpus: 128")) ==
+          "v.yaml:9:5: error: points[0].batch_per_gpus: unknown key (did you mean "
+          "'batch_per_gpu'?)");
+  }
+
+  TEST_CASE("missing required key points at the point") {
+    CHECK(error_of(replace_line(kGood, 15, "")) ==
+          "v.yaml:3:5: error: points[0]: missing required key 'source'");
+  }
+
+  TEST_CASE("bad enum value lists the allowed values") {
+    CHECK(error_of(replace_line(kGood, 6, "    precision: fp16")) ==
+          "v.yaml:6:16: error: points[0].precision: expected one of fp32, amp_fp16, tf32, "
+          "unknown, got \"fp16\"");
+  }
+
+  TEST_CASE("gpus not a multiple of nodes") {
+    CHECK(error_of(replace_line(kGood, 25, "    nodes: 3")) ==
+          "v.yaml:25:12: error: points[1].nodes: gpus (16) must be a whole multiple of nodes "
+          "(3)");
+  }
+
+  TEST_CASE("strategy none with several GPUs") {
+    CHECK(error_of(replace_line(kGood, 21, "    strategy: none")) ==
+          "v.yaml:21:15: error: points[1].strategy: strategy \"none\" is used exactly when gpus "
+          "is 1 (gpus is 16)");
+  }
+
+  TEST_CASE("measured with both kinds") {
+    CHECK(error_of(replace_line(kGood, 27, "      scaling_efficiency: 0.9\n      throughput: 5")) ==
+          "v.yaml:27:7: error: points[1].measured: expected exactly one of throughput, "
+          "scaling_efficiency");
+  }
+
+  TEST_CASE("efficiency above one") {
+    CHECK(error_of(replace_line(kGood, 27, "      scaling_efficiency: 1.2")) ==
+          "v.yaml:27:27: error: points[1].measured.scaling_efficiency: expected a fraction in "
+          "(0, 1], got 1.2");
+  }
+
+  TEST_CASE("negative batch") {
+    CHECK(error_of(replace_line(kGood, 9, "    batch_per_gpu: -4")) ==
+          "v.yaml:9:20: error: points[0].batch_per_gpu: expected a positive integer, got \"-4\"");
+  }
+
+  TEST_CASE("anchor that does not exist") {
+    CHECK(error_of(replace_line(kGood, 29, "    anchor: A2")) ==
+          "v.yaml:29:13: error: points[1].anchor: no point with id \"A2\" in this file");
+  }
+
+  TEST_CASE("anchor with a different key") {
+    CHECK(error_of(replace_line(kGood, 20, "    framework: pytorch")) ==
+          "v.yaml:29:13: error: points[1].anchor: anchor \"A1\" has key (dgx1-v100, resnet50, "
+          "-, fp32, tensorflow), this point has (dgx1-v100, resnet50, -, fp32, pytorch)");
+  }
+
+  TEST_CASE("predict point without anchor") {
+    CHECK(error_of(replace_line(kGood, 29, "")) ==
+          "v.yaml:28:11: error: points[1].role: a predict point needs an 'anchor' key");
+  }
+
+  TEST_CASE("duplicate point id") {
+    CHECK(error_of(replace_line(kGood, 16, "  - id: A1")) ==
+          "v.yaml:16:9: error: points[1].id: duplicate id \"A1\" (first at line 3)");
+  }
+
+  TEST_CASE("unknown top-level key") {
+    CHECK(error_of(replace_line(kGood, 31, "contexts:")) ==
+          "v.yaml:31:1: error: contexts: unknown key (did you mean 'context'?)");
+  }
+
+  TEST_CASE("context entry without id") {
+    CHECK(error_of(replace_line(kGood, 32, "  - idx: C1")) ==
+          "v.yaml:32:5: error: context[0]: missing required key 'id'");
+  }
+
+  TEST_CASE("comm with an unknown transport") {
+    CHECK(error_of(replace_line(kGood, 22, "    comm: [nccl, gloo]")) ==
+          "v.yaml:22:18: error: points[1].comm[1]: expected one of nccl, mpi_cpu, tcp, rdma, got "
+          "\"gloo\"");
+  }
+
+  TEST_CASE("the public set loads with its documented counts") {
+    const ValidationFile f =
+        load_validation_file(std::string(SCALECAST_SOURCE_DIR) + "/validation/public.yaml");
+    int anchors = 0;
+    int predict = 0;
+    for (const ValidationPoint& p : f.points) (p.role == Role::kAnchor ? anchors : predict)++;
+    INFO("README section 4: 96 points, 40 anchors, 56 predict");
+    CHECK(f.points.size() == 96);
+    CHECK(anchors == 40);
+    CHECK(predict == 56);
+  }
+}
