@@ -43,8 +43,8 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
       const double simulated = predictor.predict(config).throughput_samples_per_s;
       ++fit.simulations;
       if (!(simulated > 0.0)) {
-        throw Unsupported(fmt::format("simulated throughput {} at efficiency {}", simulated,
-                                      efficiency));
+        throw Unsupported(
+            fmt::format("simulated throughput {} at efficiency {}", simulated, efficiency));
       }
       fit.efficiency = efficiency;
       fit.simulated = simulated;

@@ -35,9 +35,10 @@ Json summary_json(const ErrorSummary& s) {
 }
 
 std::string summary_row(const std::string& name, const ErrorSummary& s) {
-  if (s.count == 0) return fmt::format("{:<22} {:>5} {:>8} {:>8} {:>8} {:>7}\n", name, 0, "-", "-", "-", s.skipped);
-  return fmt::format("{:<22} {:>5} {:>8.2f} {:>8.2f} {:>8.2f} {:>7}\n", name, s.count,
-                     s.mape_pct, s.median_abs_pct, s.max_abs_pct, s.skipped);
+  if (s.count == 0)
+    return fmt::format("{:<22} {:>5} {:>8} {:>8} {:>8} {:>7}\n", name, 0, "-", "-", "-", s.skipped);
+  return fmt::format("{:<22} {:>5} {:>8.2f} {:>8.2f} {:>8.2f} {:>7}\n", name, s.count, s.mape_pct,
+                     s.median_abs_pct, s.max_abs_pct, s.skipped);
 }
 
 }  // namespace
@@ -53,9 +54,9 @@ std::string format_table(const ValidationFile& file, const ValidationRun& run,
     const ValidationPoint& p = *r.point;
     unknown_precision = unknown_precision || p.precision == "unknown";
     if (!r.simulated) continue;
-    out += fmt::format("{:<20} {:<20} {:<14} {:>5} {:>14} {:>14} {:>+9.2f}\n", p.id, p.system,
-                       p.model, p.gpus, value_text(p, r.measured), value_text(p, r.predicted),
-                       r.error_pct);
+    out +=
+        fmt::format("{:<20} {:<20} {:<14} {:>5} {:>14} {:>14} {:>+9.2f}\n", p.id, p.system, p.model,
+                    p.gpus, value_text(p, r.measured), value_text(p, r.predicted), r.error_pct);
   }
   int skipped = 0;
   for (const PointResult& r : run.points) {
@@ -91,8 +92,8 @@ std::string format_json(const ValidationFile& file, const ValidationRun& run,
   for (const PointResult& r : run.points) {
     const ValidationPoint& p = *r.point;
     if (!r.simulated) {
-      skipped.push_back({{"id", p.id}, {"system", p.system}, {"model", p.model},
-                         {"reason", r.skip_reason}});
+      skipped.push_back(
+          {{"id", p.id}, {"system", p.system}, {"model", p.model}, {"reason", r.skip_reason}});
       continue;
     }
     Json j;

@@ -99,8 +99,8 @@ ValidationPoint parse_point(const ConfigNode& node) {
     nodes.fail(fmt::format("gpus ({}) must be a whole multiple of nodes ({})", p.gpus, p.nodes));
   }
   if ((p.strategy == Strategy::kNone) != (p.gpus == 1)) {
-    strategy.fail(fmt::format("strategy \"none\" is used exactly when gpus is 1 (gpus is {})",
-                              p.gpus));
+    strategy.fail(
+        fmt::format("strategy \"none\" is used exactly when gpus is 1 (gpus is {})", p.gpus));
   }
   p.measured = parse_measured(node.required("measured"));
   const ConfigNode role = node.required("role");

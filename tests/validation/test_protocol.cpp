@@ -17,7 +17,7 @@ namespace {
 class FakePredictor : public Predictor {
  public:
   mutable std::vector<Configuration> seen;
-  double rate_per_gpu = 500.0;   // samples/s at efficiency 1
+  double rate_per_gpu = 500.0;    // samples/s at efficiency 1
   double comm_s_per_node = 0.01;  // per extra node
 
   Prediction predict(const Configuration& c) const override {
@@ -40,9 +40,10 @@ std::string point(const std::string& id, const std::string& system, int gpus, in
                   const std::string& model = "resnet50") {
   return "  - id: " + id + "\n    system: " + system + "\n    model: " + model +
          "\n    precision: fp32\n    framework: mxnet\n    strategy: " +
-         (gpus == 1 ? "none" : "allreduce") + "\n    batch_per_gpu: 100\n    gpus: " +
-         std::to_string(gpus) + "\n    nodes: " + std::to_string(nodes) +
-         "\n    measured:\n      " + measured + "\n" + role_and_anchor + "    source: test\n";
+         (gpus == 1 ? "none" : "allreduce") +
+         "\n    batch_per_gpu: 100\n    gpus: " + std::to_string(gpus) +
+         "\n    nodes: " + std::to_string(nodes) + "\n    measured:\n      " + measured + "\n" +
+         role_and_anchor + "    source: test\n";
 }
 
 std::string file_text(double p2_measured = 3000.0) {
@@ -128,8 +129,7 @@ TEST_SUITE("unit") {
                                       c.strategy == Strategy::kAllreduce);
     }
     CHECK(saw_baseline);
-    CHECK(result(run, "P4").error_pct ==
-          doctest::Approx((per_gpu_p / 400.0 - 0.9) / 0.9 * 100.0));
+    CHECK(result(run, "P4").error_pct == doctest::Approx((per_gpu_p / 400.0 - 0.9) / 0.9 * 100.0));
   }
 
   TEST_CASE("unsimulatable points are skipped with their reason and counted") {
@@ -195,7 +195,7 @@ TEST_SUITE("unit") {
     CHECK(j["summary"].contains("max_abs_pct"));
     CHECK(j["anchors"].size() == 4);
     // Same inputs, same bytes.
-    CHECK(format_json(f, run, summarize(run)) == format_json(f, run_protocol(f, fake),
-                                                             summarize(run_protocol(f, fake))));
+    CHECK(format_json(f, run, summarize(run)) ==
+          format_json(f, run_protocol(f, fake), summarize(run_protocol(f, fake))));
   }
 }

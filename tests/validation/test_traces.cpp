@@ -1,0 +1,225 @@
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "common/config_error.hpp"
+#include "validation/intervals.hpp"
+#include "validation/trace_comparison.hpp"
+#include "validation/trace_metrics.hpp"
+#include "validation/trace_reader.hpp"
+
+using namespace scalecast::validation;
+using scalecast::common::ConfigError;
+
+namespace {
+
+std::string data(const std::string& file) {
+  return std::string(SCALECAST_SOURCE_DIR) + "/tests/validation/data/" + file;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Builds the nsys fixture database from the committed SQL text.
+std::string make_nsys_db(const std::string& sql_file, const std::string& db_name) {
+  const std::filesystem::path dir =
+      std::filesystem::path(SCALECAST_BINARY_DIR) / "tests" / "validation" / "tmp";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / db_name).string();
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db, slurp(data(sql_file)).c_str(), nullptr, nullptr, &err);
+  INFO((err ? err : ""));
+  REQUIRE(rc == SQLITE_OK);
+  sqlite3_free(err);
+  sqlite3_close(db);
+  return path;
+}
+
+std::string json_error(const std::string& text, TraceFormat format = TraceFormat::kAuto) {
+  try {
+    read_json_trace(text, "t.json", format, {});
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+constexpr double kMs = 1e-3;
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("interval union merges overlaps and intersection measures overlap") {
+    const auto u = interval_union({{5, 8}, {0, 4}, {3, 6}, {10, 10}, {12, 15}});
+    REQUIRE(u.size() == 2);
+    CHECK(u[0] == Interval{0, 8});
+    CHECK(u[1] == Interval{12, 15});
+    CHECK(total_length(u) == 11);
+    CHECK(intersection_length(u, interval_union({{7, 13}})) == 2);
+  }
+
+  TEST_CASE("Chrome trace with X and B/E events gives per-step busy time as unions") {
+    TraceReadOptions options;
+    Trace t = read_trace(data("chrome_steps.json"), options);
+    CHECK(t.format == "chrome");
+    const TraceMetrics m = compute_metrics(t, options.classifier);
+    CHECK(m.device == "gpu0");
+    CHECK(m.iteration_count == 3);
+    CHECK(m.steady_count == 2);
+    const IterationMetrics& s = m.median;
+    CHECK(s.iteration_s == doctest::Approx(10 * kMs));
+    CHECK(s.compute_s == doctest::Approx(6 * kMs));
+    CHECK(s.comm_s == doctest::Approx(3 * kMs));
+    CHECK(s.overlapped_comm_s == doctest::Approx(1 * kMs));
+    CHECK(s.exposed_comm_s == doctest::Approx(2 * kMs));
+    CHECK(s.copy_s == doctest::Approx(0.5 * kMs));
+    CHECK(s.idle_s == doctest::Approx(1.5 * kMs));
+    CHECK(s.op_class_s.at("conv") == doctest::Approx(4 * kMs));
+    CHECK(s.op_class_s.at("elementwise") == doctest::Approx(2 * kMs));
+    // The warm-up step (slower conv) is in the list but not in the median.
+    CHECK(m.iterations[0].compute_s == doctest::Approx(8.5 * kMs));
+  }
+
+  TEST_CASE("Kineto trace uses GPU-side ProfilerStep markers and kernel categories") {
+    TraceReadOptions options;
+    Trace t = read_trace(data("kineto_steps.json"), options);
+    CHECK(t.format == "kineto");
+    const TraceMetrics m = compute_metrics(t, options.classifier);
+    CHECK(m.device == "0");
+    CHECK(m.iteration_count == 3);
+    const IterationMetrics& s = m.median;
+    CHECK(s.iteration_s == doctest::Approx(18 * kMs));
+    CHECK(s.compute_s == doctest::Approx(12 * kMs));
+    CHECK(s.comm_s == doctest::Approx(6 * kMs));
+    CHECK(s.exposed_comm_s == doctest::Approx(5 * kMs));
+    CHECK(s.copy_s == doctest::Approx(1 * kMs));  // the host cudaMemcpyAsync is not a copy
+    CHECK(s.idle_s == doctest::Approx(0.0));
+    CHECK(s.op_class_s.at("conv") == doctest::Approx(8 * kMs));
+    CHECK(s.op_class_s.at("gemm") == doctest::Approx(4 * kMs));
+    bool saw_collective = false;
+    for (const TraceEvent& e : t.events) {
+      if (e.event_class != EventClass::kComm) continue;
+      saw_collective = true;
+      CHECK(e.coll_type == "allreduce");
+      CHECK(e.bytes == doctest::Approx(1048576.0 * 4));
+    }
+    CHECK(saw_collective);
+  }
+
+  TEST_CASE("Horovod timeline without its closing bracket is read and periods inferred") {
+    TraceReadOptions options;
+    Trace t = read_trace(data("horovod_truncated.json"), options);
+    CHECK(t.format == "horovod");
+    const TraceMetrics m = compute_metrics(t, options.classifier);
+    CHECK(m.iteration_count == 2);
+    const IterationMetrics& s = m.median;
+    CHECK(s.iteration_s == doctest::Approx(100 * kMs));
+    CHECK(s.comm_s == doctest::Approx(15 * kMs));
+    CHECK(s.copy_s == doctest::Approx(1.5 * kMs));
+    CHECK(s.compute_s == doctest::Approx(0.0));
+    CHECK(s.idle_s == doctest::Approx(83.5 * kMs));
+  }
+
+  TEST_CASE("Nsight Systems SQLite export with NVTX steps and launch correlation") {
+    const std::string db = make_nsys_db("nsys_export.sql", "nsys_export.sqlite");
+    TraceReadOptions options;
+    Trace t = read_trace(db, options);
+    CHECK(t.format == "nsys");
+    CHECK(t.markers.size() == 3);
+    const TraceMetrics m = compute_metrics(t, options.classifier);
+    CHECK(m.iteration_count == 3);
+    const IterationMetrics& s = m.median;
+    // The conv launched at +9 ms runs at +10.5..11.5 ms, after the NVTX step ended: it belongs
+    // to its launching step, which therefore spans 1..11.5 ms.
+    CHECK(s.iteration_s == doctest::Approx(10.5 * kMs));
+    CHECK(s.compute_s == doctest::Approx(5 * kMs));
+    CHECK(s.comm_s == doctest::Approx(3 * kMs));
+    CHECK(s.exposed_comm_s == doctest::Approx(2 * kMs));
+    CHECK(s.copy_s == doctest::Approx(1 * kMs));
+    CHECK(s.idle_s == doctest::Approx(2.5 * kMs));
+    CHECK(s.op_class_s.at("gemm") == doctest::Approx(4 * kMs));
+    CHECK(s.op_class_s.at("conv") == doctest::Approx(1 * kMs));
+  }
+
+  TEST_CASE("user rules classify custom communication kernels") {
+    const std::string text =
+        R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"dpsk::ep::internode::dispatch",)"
+        R"("pid":0,"tid":3,"ts":0,"dur":10}]})";
+    Trace plain = read_json_trace(text, "t.json", TraceFormat::kAuto, {});
+    CHECK(plain.events.at(0).event_class == EventClass::kCompute);
+    TraceReadOptions options;
+    options.classifier = EventClassifier({EventClassifier::parse_rule("^dpsk::ep::=comm")});
+    Trace custom = read_json_trace(text, "t.json", TraceFormat::kAuto, options);
+    CHECK(custom.events.at(0).event_class == EventClass::kComm);
+    CHECK_THROWS_WITH_AS(EventClassifier::parse_rule("^dpsk=network"),
+                         "classification rule \"^dpsk=network\": class must be compute, comm, "
+                         "memcpy or other, got \"network\"",
+                         std::invalid_argument);
+  }
+
+  TEST_CASE("comparison gives signed errors per category and op class") {
+    TraceReadOptions options;
+    Trace a = read_trace(data("chrome_steps.json"), options);
+    Trace b = read_trace(data("kineto_steps.json"), options);
+    const TraceMetrics ma = compute_metrics(a, options.classifier);
+    const TraceMetrics mb = compute_metrics(b, options.classifier);
+    const TraceComparison c = compare_metrics(ma, mb);
+    REQUIRE(c.categories.size() == 6);
+    CHECK(c.categories[0].name == "iteration");
+    CHECK(c.categories[0].error_pct == doctest::Approx(80.0));   // 18 ms vs 10 ms
+    CHECK(c.categories[1].error_pct == doctest::Approx(100.0));  // 12 ms vs 6 ms
+    const std::string text = format_comparison(c, ma, mb);
+    CHECK(text.find("exposed communication") != std::string::npos);
+    CHECK(comparison_json(c).find("\"op_classes\"") != std::string::npos);
+  }
+
+  TEST_CASE("malformed traces give precise errors") {
+    CHECK(json_error(R"({"traceEvents": [ {"ph": "X", "ts": 1, } ]})") ==
+          "t.json:1:40: error: invalid JSON: syntax error while parsing object key - unexpected "
+          "'}'; expected string literal");
+    CHECK(json_error(R"({"traceEvents": [{"ph": "X", "name": "k", "ts": 1}]})") ==
+          "t.json: error: traceEvents[0]: missing 'dur' (microseconds)");
+    CHECK(json_error(R"([{"ph": "X", "ts": "12", "dur": 1}])", TraceFormat::kChrome) ==
+          "t.json: error: traceEvents[0].ts: expected a number of microseconds, got \"12\"");
+    CHECK(json_error(R"([{"ph": "E", "ts": 3, "pid": 1, "tid": 2}])", TraceFormat::kChrome) ==
+          "t.json: error: traceEvents[0]: 'E' event without a matching 'B' on pid 1 tid 2");
+    CHECK(json_error(R"([{"ph": "B", "name": "fwd", "ts": 3, "pid": 1, "tid": 2}])",
+                     TraceFormat::kChrome) ==
+          "t.json: error: traceEvents[0]: 'B' event \"fwd\" on pid 1 tid 2 is never closed by an "
+          "'E'");
+    CHECK(json_error(R"([{"name": "x", "ts": 3}])", TraceFormat::kChrome) ==
+          "t.json: error: traceEvents[0]: missing 'ph' (the event phase, a string such as \"X\")");
+    CHECK(json_error("42") ==
+          "t.json: error: expected a JSON array of trace events or an object with "
+          "\"traceEvents\"");
+    CHECK(json_error(R"({"traceEvents": {}})") ==
+          "t.json: error: traceEvents: expected an array of events");
+  }
+
+  TEST_CASE("malformed nsys exports give precise errors") {
+    const std::string db = make_nsys_db("nsys_no_kernels.sql", "nsys_no_kernels.sqlite");
+    TraceReadOptions options;
+    options.format = TraceFormat::kNsys;
+    CHECK_THROWS_WITH_AS(read_trace(db, options),
+                         (db + ": error: no table CUPTI_ACTIVITY_KIND_KERNEL (the report holds "
+                               "no GPU kernels)")
+                             .c_str(),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(
+        read_trace(data("chrome_steps.json"), options),
+        (data("chrome_steps.json") + ": error: not an SQLite database (expected an nsys export)")
+            .c_str(),
+        ConfigError);
+  }
+}

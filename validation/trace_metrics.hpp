@@ -1,0 +1,49 @@
+#pragma once
+// Per-iteration metrics of a trace (reference section 1): iterations from step markers (the
+// GPU-side twin when present), compute / communication / copy busy time as interval unions on
+// one device, communication overlapped with and exposed beyond compute, idle time, and time per
+// op class. The steady state is the median over iterations after the warm-up ones.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "validation/event_classifier.hpp"
+#include "validation/trace_event.hpp"
+
+namespace scalecast::validation {
+
+struct IterationMetrics {
+  int index = -1;
+  double iteration_s = 0.0;
+  double compute_s = 0.0;                    // |K|, K = union of compute intervals
+  double comm_s = 0.0;                       // |C|
+  double overlapped_comm_s = 0.0;            // |C ∩ K|
+  double exposed_comm_s = 0.0;               // |C \ K|
+  double copy_s = 0.0;                       // |M|, M = union of memcpy/memset intervals
+  double idle_s = 0.0;                       // iteration - |K ∪ C ∪ M|
+  std::map<std::string, double> op_class_s;  // summed durations per op class
+};
+
+struct TraceMetricsOptions {
+  int warmup = -1;     // iterations skipped at the start; -1: one when there are three or more
+  std::string device;  // "" = the device with the most device events
+};
+
+struct TraceMetrics {
+  std::string device;
+  int iteration_count = 0;  // all iterations found
+  int steady_count = 0;     // iterations the median is over
+  std::vector<IterationMetrics> iterations;
+  IterationMetrics median;  // field-wise median over the steady iterations
+};
+
+// Puts every device event into the iteration whose window contains its start: from one marker
+// start to the next (device work lags host markers); the last window extends one step length
+// past its marker. Events already assigned (nsys launch correlation) keep their iteration.
+void assign_iterations(Trace& trace);
+
+TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
+                             const TraceMetricsOptions& options = {});
+
+}  // namespace scalecast::validation
