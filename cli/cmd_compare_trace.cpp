@@ -1,8 +1,17 @@
 // `scalecast compare-trace`: measured profiler trace versus simulation, per category.
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
+#include "validation/run_predictor.hpp"
+#include "validation/trace_comparison.hpp"
+#include "validation/trace_metrics.hpp"
+#include "validation/trace_reader.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -11,7 +20,45 @@ struct CompareTraceOptions {
   std::string trace;
   std::string scenario;
   std::string format = "auto";
+  std::vector<std::string> rules;
+  std::string device;
+  int warmup = -1;
+  std::string json_out;
 };
+
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("scalecast") : p.string();
+}
+
+int run_compare(const CompareTraceOptions& o) {
+  validation::TraceReadOptions read;
+  read.format = validation::parse_trace_format(o.format);
+  std::vector<validation::ClassRule> rules;
+  for (const std::string& r : o.rules) rules.push_back(validation::EventClassifier::parse_rule(r));
+  read.classifier = validation::EventClassifier(rules);
+  validation::Trace measured = validation::read_trace(o.trace, read);
+  validation::TraceMetricsOptions mopt;
+  mopt.device = o.device;
+  mopt.warmup = o.warmup;
+  const validation::TraceMetrics m = validation::compute_metrics(measured, read.classifier, mopt);
+
+  const std::string work =
+      (std::filesystem::temp_directory_path() / fmt::format("scalecast-compare-{}", ::getpid()))
+          .string();
+  validation::RunScenarioSimulator simulator(self_exe(), work, read);
+  validation::Trace simulated = simulator.simulate(o.scenario);
+  validation::TraceMetricsOptions sopt;
+  sopt.warmup = o.warmup;
+  const validation::TraceMetrics s = validation::compute_metrics(simulated, read.classifier, sopt);
+  std::filesystem::remove_all(work);
+
+  const validation::TraceComparison c = validation::compare_metrics(m, s);
+  fmt::print("{}", validation::format_comparison(c, m, s));
+  if (!o.json_out.empty()) common::write_file_atomic(o.json_out, validation::comparison_json(c));
+  return kExitOk;
+}
 
 }  // namespace
 
@@ -29,11 +76,15 @@ void add_compare_trace_command(CLI::App& app, Action& action) {
   sub->add_option("--format", opts->format, "Trace format")
       ->check(CLI::IsMember({"auto", "chrome", "kineto", "horovod", "nsys"}))
       ->capture_default_str();
-  sub->callback([opts, &action] {
-    action = [opts]() -> int {
-      throw NotBuilt("compare-trace: trace ingestion is not built yet (issue 'Validation')");
-    };
-  });
+  sub->add_option("--rule", opts->rules,
+                  "Extra classification rule, tried before the defaults: "
+                  "[name:|cat:|stream:]REGEX=compute|comm|memcpy|other (repeatable)");
+  sub->add_option("--device", opts->device,
+                  "Device (pid) of the measured trace to compare; default: the busiest");
+  sub->add_option("--warmup", opts->warmup,
+                  "Iterations skipped at the start (default: 1 when there are 3 or more)");
+  sub->add_option("--json", opts->json_out, "Also write the comparison as JSON");
+  sub->callback([opts, &action] { action = [opts]() -> int { return run_compare(*opts); }; });
 }
 
 }  // namespace scalecast::cli

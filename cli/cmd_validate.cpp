@@ -1,8 +1,18 @@
 // `scalecast validate`: predict every point of a validation file and report the errors.
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
+#include "validation/protocol.hpp"
+#include "validation/report.hpp"
+#include "validation/run_predictor.hpp"
+#include "validation/statistics.hpp"
+#include "validation/validation_file.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -10,7 +20,35 @@ namespace {
 struct ValidateOptions {
   std::string file;
   std::string json_out;
+  std::string work_dir;
+  bool keep = false;
 };
+
+// The running executable, so each simulation is a child `scalecast run`.
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("scalecast") : p.string();
+}
+
+int run_validate(const ValidateOptions& o) {
+  const validation::ValidationFile file = validation::load_validation_file(o.file);
+  std::string work = o.work_dir;
+  if (work.empty()) {
+    work =
+        (std::filesystem::temp_directory_path() / fmt::format("scalecast-validate-{}", ::getpid()))
+            .string();
+  }
+  validation::RunPredictor predictor(self_exe(), work);
+  const validation::ValidationRun run = validation::run_protocol(file, predictor);
+  const validation::RunSummary summary = validation::summarize(run);
+  fmt::print("{}", validation::format_table(file, run, summary));
+  if (!o.json_out.empty()) {
+    common::write_file_atomic(o.json_out, validation::format_json(file, run, summary));
+  }
+  if (!o.keep && o.work_dir.empty()) std::filesystem::remove_all(work);
+  return kExitOk;
+}
 
 }  // namespace
 
@@ -18,15 +56,13 @@ void add_validate_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<ValidateOptions>();
   CLI::App* sub = app.add_subcommand(
       "validate", "Predict each point of a validation file and report signed errors and MAPE");
-  sub->add_option("file", opts->file, "Validation YAML file (format: validation/README.md)")
+  sub->add_option("file", opts->file, "Validation YAML file (format: validation/FORMAT.md)")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--json", opts->json_out, "Also write the table and summary as JSON");
-  sub->callback([opts, &action] {
-    action = [opts]() -> int {
-      throw NotBuilt("validate: validation is not built yet (issue 'Validation')");
-    };
-  });
+  sub->add_option("--work-dir", opts->work_dir,
+                  "Keep each simulation's scenario and outputs in this folder");
+  sub->callback([opts, &action] { action = [opts]() -> int { return run_validate(*opts); }; });
 }
 
 }  // namespace scalecast::cli

@@ -1,0 +1,169 @@
+#include "validation/run_predictor.hpp"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/atomic_file.hpp"
+#include "common/config_error.hpp"
+
+namespace scalecast::validation {
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The child's error line ("file:line: error: ..."), without the trailing newline.
+std::string first_error_line(const std::string& output) {
+  std::istringstream in(output);
+  std::string line;
+  std::string last;
+  while (std::getline(in, line)) {
+    if (line.find("error") != std::string::npos) return line;
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+double number_at(const nlohmann::json& j, const char* key, const std::string& name) {
+  if (!j.contains(key) || !j[key].is_number()) {
+    throw common::ConfigError(name, 0, 0, key, "expected a number in the replay summary");
+  }
+  return j[key].get<double>();
+}
+
+// A platform named by a path (has a slash or ends in .yaml) resolves against the file's folder.
+std::string platform_ref(const Configuration& c) {
+  const bool is_path = c.system.find('/') != std::string::npos ||
+                       (c.system.size() > 5 && c.system.ends_with(".yaml"));
+  if (!is_path) return c.system;
+  const std::filesystem::path p(c.system);
+  return p.is_absolute() ? p.string() : (std::filesystem::path(c.base_dir) / p).string();
+}
+
+}  // namespace
+
+std::string scenario_yaml(const Configuration& c) {
+  std::string y = "# Written by scalecast validate for one validation configuration.\n";
+  y += fmt::format("platform: \"{}\"\n", platform_ref(c));
+  y += fmt::format("model: \"{}\"\n", c.model);
+  if (c.seq_len) y += fmt::format("seq_len: {}\n", *c.seq_len);
+  y += fmt::format("precision: {}\n", c.precision);
+  y += fmt::format("batch_per_gpu: {}\n", c.batch_per_gpu);
+  y += fmt::format("nodes: {}\n", c.nodes);
+  y += fmt::format("gpus_per_node: {}\n", c.gpus / c.nodes);
+  y += fmt::format("strategy: {}\n", to_string(c.strategy));
+  if (!c.comm.empty()) y += fmt::format("comm: [{}]\n", fmt::join(c.comm, ", "));
+  y += fmt::format("framework_efficiency: {:.17g}\n", c.framework_efficiency);
+  return y;
+}
+
+Prediction parse_summary_json(const std::string& text, const std::string& name) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw common::ConfigError(name, 0, 0, "", fmt::format("invalid JSON: {}", e.what()));
+  }
+  Prediction p;
+  p.throughput_samples_per_s = number_at(j, "throughput_samples_per_s", name);
+  p.iteration_time_s = number_at(j, "iteration_time_s", name);
+  if (j.contains("breakdown") && j["breakdown"].is_object()) {
+    const nlohmann::json& b = j["breakdown"];
+    p.breakdown.compute_s = b.value("compute_s", 0.0);
+    p.breakdown.exposed_comm_s = b.value("exposed_comm_s", 0.0);
+    p.breakdown.io_stall_s = b.value("io_stall_s", 0.0);
+    p.breakdown.copy_s = b.value("copy_s", 0.0);
+    p.breakdown.idle_s = b.value("idle_s", 0.0);
+  }
+  return p;
+}
+
+int run_process(const std::vector<std::string>& argv, std::string& output) {
+  std::string command;
+  for (const std::string& a : argv) command += shell_quote(a) + " ";
+  command += "2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot start " + argv.at(0));
+  char buffer[4096];
+  std::size_t n;
+  output.clear();
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+RunPredictor::RunPredictor(std::string scalecast_exe, std::string work_dir)
+    : exe_(std::move(scalecast_exe)), work_dir_(std::move(work_dir)) {}
+
+Prediction RunPredictor::predict(const Configuration& config) const {
+  const std::string scenario = scenario_yaml(config);
+  int index;
+  {
+    std::lock_guard lock(mutex_);
+    const auto hit = cache_.find(scenario);
+    if (hit != cache_.end()) return hit->second;
+    index = runs_++;
+  }
+  const std::filesystem::path dir =
+      std::filesystem::path(work_dir_) / fmt::format("sim{:05d}", index);
+  const std::string scenario_path = (dir / "scenario.yaml").string();
+  common::write_file_atomic(scenario_path, scenario);
+  std::string output;
+  const int rc =
+      run_process({exe_, "-q", "run", scenario_path, "--out", (dir / "out").string()}, output);
+  if (rc == 1 || rc == 3) throw Unsupported(first_error_line(output));
+  if (rc != 0) {
+    throw std::runtime_error(fmt::format("scalecast run {} failed (exit {}): {}", scenario_path, rc,
+                                         first_error_line(output)));
+  }
+  const std::string summary = (dir / "out" / "summary.json").string();
+  const Prediction p = parse_summary_json(read_text(summary), summary);
+  std::lock_guard lock(mutex_);
+  cache_.emplace(scenario, p);
+  return p;
+}
+
+RunScenarioSimulator::RunScenarioSimulator(std::string scalecast_exe, std::string work_dir,
+                                           TraceReadOptions options)
+    : exe_(std::move(scalecast_exe)),
+      work_dir_(std::move(work_dir)),
+      options_(std::move(options)) {}
+
+Trace RunScenarioSimulator::simulate(const std::string& scenario_path) const {
+  const std::string out = (std::filesystem::path(work_dir_) / "simulated").string();
+  std::string output;
+  const int rc = run_process({exe_, "-q", "run", scenario_path, "--out", out, "--trace"}, output);
+  if (rc != 0) {
+    throw std::runtime_error(fmt::format("scalecast run {} failed (exit {}): {}", scenario_path, rc,
+                                         first_error_line(output)));
+  }
+  TraceReadOptions options = options_;
+  options.format = TraceFormat::kChrome;
+  return read_trace((std::filesystem::path(out) / "trace.json").string(), options);
+}
+
+}  // namespace scalecast::validation

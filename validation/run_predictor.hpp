@@ -1,0 +1,57 @@
+#pragma once
+// The real side of the validation seams: every simulation is a `scalecast run` child process
+// (SimGrid allows one engine per process), given a scenario written from the Configuration and
+// read back through its summary.json (throughput, iteration time, breakdown) or trace.json
+// (Chrome trace format, read by the same reader as measured traces).
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "validation/predictor.hpp"
+#include "validation/trace_comparison.hpp"
+#include "validation/trace_reader.hpp"
+
+namespace scalecast::validation {
+
+// The scenario YAML that asks `scalecast run` for `config` (scenarios/README.md format).
+std::string scenario_yaml(const Configuration& config);
+
+// Reads a replay summary.json (text in memory; `name` for messages).
+Prediction parse_summary_json(const std::string& text, const std::string& name);
+
+// Runs argv[0] with arguments, capturing stdout and stderr together; returns the exit status.
+int run_process(const std::vector<std::string>& argv, std::string& output);
+
+class RunPredictor : public Predictor {
+ public:
+  // `scalecast_exe`: the scalecast executable; `work_dir`: where scenarios and outputs go.
+  RunPredictor(std::string scalecast_exe, std::string work_dir);
+
+  // Exit status 1 (input rejected) or 3 (not built) of the child becomes Unsupported with the
+  // child's first error line; any other failure is a std::runtime_error.
+  Prediction predict(const Configuration& config) const override;
+
+  int simulations_run() const { return runs_; }
+
+ private:
+  std::string exe_;
+  std::string work_dir_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, Prediction> cache_;  // by scenario text
+  mutable int runs_ = 0;
+};
+
+class RunScenarioSimulator : public ScenarioSimulator {
+ public:
+  RunScenarioSimulator(std::string scalecast_exe, std::string work_dir, TraceReadOptions options);
+  Trace simulate(const std::string& scenario_path) const override;
+
+ private:
+  std::string exe_;
+  std::string work_dir_;
+  TraceReadOptions options_;
+};
+
+}  // namespace scalecast::validation
