@@ -124,8 +124,16 @@ std::string format_json(const ValidationFile& file, const ValidationRun& run,
   root["skipped"] = skipped;
   Json anchors = Json::array();
   for (const AnchorFit& a : run.anchors) {
+    const ValidationPoint* p = file.find(a.id);
     Json j;
     j["id"] = a.id;
+    j["system"] = p->system;
+    j["model"] = p->model;
+    j["precision"] = p->precision;
+    j["framework"] = p->framework;
+    j["batch_per_gpu"] = p->batch_per_gpu;
+    j["gpus"] = p->gpus;
+    j["nodes"] = p->nodes;
     j["fitted"] = a.fitted;
     if (a.fitted) {
       j["efficiency"] = round_to(a.efficiency, 6);
