@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -21,7 +22,7 @@ struct ValidateOptions {
   std::string file;
   std::string json_out;
   std::string work_dir;
-  bool keep = false;
+  int jobs = 2;
 };
 
 // The running executable, so each simulation is a child `scalecast run`.
@@ -40,13 +41,15 @@ int run_validate(const ValidateOptions& o) {
             .string();
   }
   validation::RunPredictor predictor(self_exe(), work);
-  const validation::ValidationRun run = validation::run_protocol(file, predictor);
+  validation::ProtocolOptions options;
+  options.jobs = std::max(1, o.jobs);
+  const validation::ValidationRun run = validation::run_protocol(file, predictor, options);
   const validation::RunSummary summary = validation::summarize(run);
   fmt::print("{}", validation::format_table(file, run, summary));
   if (!o.json_out.empty()) {
     common::write_file_atomic(o.json_out, validation::format_json(file, run, summary));
   }
-  if (!o.keep && o.work_dir.empty()) std::filesystem::remove_all(work);
+  if (o.work_dir.empty()) std::filesystem::remove_all(work);
   return kExitOk;
 }
 
@@ -62,6 +65,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   sub->add_option("--json", opts->json_out, "Also write the table and summary as JSON");
   sub->add_option("--work-dir", opts->work_dir,
                   "Keep each simulation's scenario and outputs in this folder");
+  sub->add_option("--jobs,-j", opts->jobs, "Simulations run at once (each a child process)")
+      ->capture_default_str();
   sub->callback([opts, &action] { action = [opts]() -> int { return run_validate(*opts); }; });
 }
 

@@ -54,7 +54,8 @@ class Unsupported : public std::runtime_error {
 class Predictor {
  public:
   virtual ~Predictor() = default;
-  // Simulates `config`; throws Unsupported when it cannot be expressed.
+  // Simulates `config`; throws Unsupported when it cannot be expressed. Called from several
+  // threads at once when the protocol runs with jobs > 1.
   virtual Prediction predict(const Configuration& config) const = 0;
 };
 

@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <thread>
 
 namespace scalecast::validation {
 
@@ -112,6 +116,33 @@ PointResult predict_point(const ValidationPoint& p, const AnchorFit& fit,
   return r;
 }
 
+// Runs task(i) for i in [0, n) on `jobs` threads; the first exception is rethrown.
+template <typename F>
+void parallel_for(std::size_t n, int jobs, F&& task) {
+  if (jobs <= 1 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) task(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < jobs && static_cast<std::size_t>(t) < n; ++t) {
+    threads.emplace_back([&] {
+      for (std::size_t i = next++; i < n; i = next++) {
+        try {
+          task(i);
+        } catch (...) {
+          std::lock_guard lock(error_mutex);
+          if (!error) error = std::current_exception();
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
 }  // namespace
 
 ValidationRun run_protocol(const ValidationFile& file, const Predictor& predictor,
@@ -123,17 +154,25 @@ ValidationRun run_protocol(const ValidationFile& file, const Predictor& predicto
   }
   ValidationRun run;
   std::map<std::string, std::size_t> fit_of;
+  std::vector<const ValidationPoint*> anchors;
+  std::vector<const ValidationPoint*> predicts;
   for (const ValidationPoint& p : file.points) {
+    if (p.role == Role::kPredict) predicts.push_back(&p);
     if (p.role != Role::kAnchor) continue;
     if (!options.fit_unused_anchors && !named.count(p.id)) continue;
-    fit_of[p.id] = run.anchors.size();
-    run.anchors.push_back(fit_anchor(p, base_dir, predictor, options));
+    fit_of[p.id] = anchors.size();
+    anchors.push_back(&p);
   }
-  for (const ValidationPoint& p : file.points) {
-    if (p.role != Role::kPredict) continue;
-    run.points.push_back(
-        predict_point(p, run.anchors[fit_of.at(p.anchor)], file, predictor, base_dir));
-  }
+  // Results land in file order whatever order the threads finish in.
+  run.anchors.resize(anchors.size());
+  parallel_for(anchors.size(), options.jobs, [&](std::size_t i) {
+    run.anchors[i] = fit_anchor(*anchors[i], base_dir, predictor, options);
+  });
+  run.points.resize(predicts.size());
+  parallel_for(predicts.size(), options.jobs, [&](std::size_t i) {
+    const ValidationPoint& p = *predicts[i];
+    run.points[i] = predict_point(p, run.anchors[fit_of.at(p.anchor)], file, predictor, base_dir);
+  });
   return run;
 }
 

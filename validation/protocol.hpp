@@ -17,6 +17,7 @@ struct ProtocolOptions {
   double fit_tolerance = 1e-4;  // relative anchor residual at which the fit stops
   int fit_max_simulations = 12;
   bool fit_unused_anchors = true;  // also fit anchors no predict point names (residual report)
+  int jobs = 1;  // simulations run concurrently (> 1 requires a thread-safe Predictor)
 };
 
 // The fitted efficiency of one anchor and how well the simulated anchor matches its measurement.

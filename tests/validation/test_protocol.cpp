@@ -165,6 +165,29 @@ TEST_SUITE("unit") {
     CHECK(result(ra, "P2").error_pct != result(rb, "P2").error_pct);
   }
 
+  TEST_CASE("parallel runs give the same results in file order") {
+    const ValidationFile f = parse_validation_text(file_text(), "v.yaml");
+    FakePredictor serial_fake;
+    const ValidationRun serial = run_protocol(f, serial_fake);
+    // A thread-safe fake: no shared recording.
+    class SafeFake : public Predictor {
+     public:
+      Prediction predict(const Configuration& c) const override {
+        FakePredictor local;
+        return local.predict(c);
+      }
+    } safe;
+    ProtocolOptions options;
+    options.jobs = 3;
+    const ValidationRun parallel = run_protocol(f, safe, options);
+    REQUIRE(parallel.points.size() == serial.points.size());
+    for (std::size_t i = 0; i < serial.points.size(); ++i) {
+      CHECK(parallel.points[i].point->id == serial.points[i].point->id);
+      CHECK(parallel.points[i].predicted == serial.points[i].predicted);
+      CHECK(parallel.points[i].skip_reason == serial.points[i].skip_reason);
+    }
+  }
+
   TEST_CASE("statistics: MAPE median and max of absolute errors") {
     const ErrorSummary odd = summarize(std::vector<double>{-10.0, 2.0, 4.0});
     CHECK(odd.count == 3);
