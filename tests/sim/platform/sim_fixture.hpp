@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Io.hpp>
+#include <fmt/format.h>
 #include <functional>
 #include <memory>
 #include <string>
