@@ -5,11 +5,11 @@
 // build_cpu_s (user + system CPU time of the build, robust on a loaded machine), peak_rss_mb.
 
 #include <fmt/format.h>
-#include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Host.hpp>
 #include <sys/resource.h>
 #include <chrono>
 #include <cstdlib>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <string>
 
 #include "platforms/platform.hpp"

@@ -15,9 +15,9 @@ void parse_global_link(Network& n, const ConfigNode& node) {
   node.check_keys({"bandwidth", "latency", "links_per_group_pair"});
   n.global_bandwidth_Bps = node.required("bandwidth").as_quantity(Quantity::kBandwidth);
   n.global_latency_s = node.quantity_or("latency", Quantity::kTime, 0.0);
-  n.global_links_per_pair =
-      node.has("links_per_group_pair") ? count_at_least(node.required("links_per_group_pair"), 1)
-                                       : 1;
+  n.global_links_per_pair = node.has("links_per_group_pair")
+                                ? count_at_least(node.required("links_per_group_pair"), 1)
+                                : 1;
 }
 
 }  // namespace
@@ -89,7 +89,8 @@ Network parse_network(const ConfigNode& node) {
       break;
     case Topology::kRailOptimized:
       n.su_nodes = count_at_least(node.required("su_nodes"), 1);
-      if (auto o = node.optional("leaf_oversubscription")) n.leaf_oversubscription = parse_ratio(*o);
+      if (auto o = node.optional("leaf_oversubscription"))
+        n.leaf_oversubscription = parse_ratio(*o);
       n.leaf_uplink_latency_s = node.quantity_or("leaf_uplink_latency", Quantity::kTime, 0.0);
       break;
     case Topology::kDragonfly: {
@@ -105,7 +106,8 @@ Network parse_network(const ConfigNode& node) {
     case Topology::kDragonflyPlus:
       n.routers_per_group = count_at_least(node.required("leaves_per_group"), 1);
       n.ports_per_router = count_at_least(node.required("ports_per_leaf"), 1);
-      if (auto o = node.optional("leaf_oversubscription")) n.leaf_oversubscription = parse_ratio(*o);
+      if (auto o = node.optional("leaf_oversubscription"))
+        n.leaf_oversubscription = parse_ratio(*o);
       n.local_latency_s = node.quantity_or("leaf_uplink_latency", Quantity::kTime, 0.0);
       parse_global_link(n, node.required("global_link"));
       break;

@@ -56,8 +56,7 @@ std::string NodeType::vertex_name(int v) const {
 }
 
 int NodeType::parse_vertex(const std::string& text) const {
-  const std::array<int, 5> counts = {cpu.sockets, gpu_count, pcie_switches, nvswitches,
-                                     nic.count};
+  const std::array<int, 5> counts = {cpu.sockets, gpu_count, pcie_switches, nvswitches, nic.count};
   for (std::size_t k = 0; k < kPrefix.size(); ++k) {
     const std::string_view prefix = kPrefix[k];
     if (text.size() <= prefix.size() || text.compare(0, prefix.size(), prefix) != 0) continue;

@@ -16,9 +16,9 @@ enum class VertexKind { kCpu, kGpu, kPcieSwitch, kNvSwitch, kNic };
 
 // One full-duplex intra-node link between vertices a and b.
 struct LinkSpec {
-  std::string link_class;     // technology, also the SimGrid link-name prefix: "nvlink", "xbus"...
-  int a = 0;                  // vertex index (NodeType numbering)
-  int b = 0;                  // vertex index
+  std::string link_class;      // technology, also the SimGrid link-name prefix: "nvlink", "xbus"...
+  int a = 0;                   // vertex index (NodeType numbering)
+  int b = 0;                   // vertex index
   double bandwidth_Bps = 0.0;  // bytes/s per direction (already multiplied by `count`)
   double latency_s = 0.0;
 };
@@ -76,7 +76,7 @@ struct NodeType {
 // copy between two GPUs without NVLink goes over PCIe and the CPUs, not through a third GPU.
 struct NodeRoutes {
   struct Hop {
-    int link = 0;        // index into NodeType::links
+    int link = 0;          // index into NodeType::links
     bool reverse = false;  // false: a->b direction, true: b->a
   };
   int vertices = 0;

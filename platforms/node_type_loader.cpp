@@ -82,8 +82,8 @@ void parse_nvlink_matrix(NodeType& t, const ConfigNode& node) {
                                  i, j, m[i][j], j, i, m[j][i]));
       }
       if (m[i][j] == 0) continue;
-      t.links.push_back(LinkSpec{cls, t.vertex(VertexKind::kGpu, i),
-                                 t.vertex(VertexKind::kGpu, j), bw * m[i][j], lat});
+      t.links.push_back(LinkSpec{cls, t.vertex(VertexKind::kGpu, i), t.vertex(VertexKind::kGpu, j),
+                                 bw * m[i][j], lat});
     }
   }
 }
@@ -130,8 +130,8 @@ NodeType parse_node_type(const std::string& name, const ConfigNode& node,
   NodeType t;
   t.name = name;
   const ConfigNode cpu = node.required("cpu");
-  cpu.check_keys({"model", "sockets", "cores_per_socket", "core_speed", "memory_bandwidth",
-                  "memory"});
+  cpu.check_keys(
+      {"model", "sockets", "cores_per_socket", "core_speed", "memory_bandwidth", "memory"});
   t.cpu.model = cpu.string_or("model", "");
   t.cpu.sockets = count_at_least(cpu.required("sockets"), 1);
   t.cpu.cores_per_socket = count_at_least(cpu.required("cores_per_socket"), 1);
@@ -181,10 +181,11 @@ NodeType parse_node_type(const std::string& name, const ConfigNode& node,
     if (k == VertexKind::kPcieSwitch || k == VertexKind::kNvSwitch) continue;
     for (int w = 0; w < t.vertex_count(); ++w) {
       const VertexKind kw = t.kind_of(w);
-      const bool needed = kw == VertexKind::kCpu || (k != VertexKind::kNic && kw == VertexKind::kGpu);
+      const bool needed =
+          kw == VertexKind::kCpu || (k != VertexKind::kNic && kw == VertexKind::kGpu);
       if (v != w && needed && routes.distance(v, w) < 0) {
-        where.fail(fmt::format("{} has no route to {}: add a link", t.vertex_name(v),
-                               t.vertex_name(w)));
+        where.fail(
+            fmt::format("{} has no route to {}: add a link", t.vertex_name(v), t.vertex_name(w)));
       }
     }
   }
@@ -194,8 +195,8 @@ NodeType parse_node_type(const std::string& name, const ConfigNode& node,
     t.socket_of_gpu = index_list(*s, t.gpu_count, t.cpu.sockets, "socket");
   } else {
     for (int g = 0; g < t.gpu_count; ++g) {
-      t.socket_of_gpu.push_back(nearest(t, routes, t.vertex(VertexKind::kGpu, g), VertexKind::kCpu,
-                                        t.cpu.sockets, ties));
+      t.socket_of_gpu.push_back(
+          nearest(t, routes, t.vertex(VertexKind::kGpu, g), VertexKind::kCpu, t.cpu.sockets, ties));
     }
   }
   ties.clear();
@@ -203,14 +204,14 @@ NodeType parse_node_type(const std::string& name, const ConfigNode& node,
     t.nic_of_gpu = index_list(*s, t.gpu_count, t.nic.count, "NIC");
   } else {
     for (int g = 0; g < t.gpu_count; ++g) {
-      t.nic_of_gpu.push_back(nearest(t, routes, t.vertex(VertexKind::kGpu, g), VertexKind::kNic,
-                                     t.nic.count, ties));
+      t.nic_of_gpu.push_back(
+          nearest(t, routes, t.vertex(VertexKind::kGpu, g), VertexKind::kNic, t.nic.count, ties));
     }
   }
   ties.clear();
   for (int s = 0; s < t.cpu.sockets; ++s) {
-    t.nic_of_socket.push_back(nearest(t, routes, t.vertex(VertexKind::kCpu, s), VertexKind::kNic,
-                                      t.nic.count, ties));
+    t.nic_of_socket.push_back(
+        nearest(t, routes, t.vertex(VertexKind::kCpu, s), VertexKind::kNic, t.nic.count, ties));
   }
   return t;
 }

@@ -35,10 +35,10 @@ struct Network {
   double leaf_oversubscription = 1.0;
   double leaf_uplink_latency_s = 0.0;
   // dragonfly / dragonfly_plus
-  int routers_per_group = 1;  // dragonfly: routers; dragonfly+: leaf switches per group
-  int ports_per_router = 1;   // NIC ports per router (dragonfly) / per leaf (dragonfly+)
-  double local_bandwidth_Bps = 0.0;  // dragonfly: router-router link in a group
-  double local_latency_s = 0.0;      // dragonfly: router-router; dragonfly+: leaf uplink
+  int routers_per_group = 1;          // dragonfly: routers; dragonfly+: leaf switches per group
+  int ports_per_router = 1;           // NIC ports per router (dragonfly) / per leaf (dragonfly+)
+  double local_bandwidth_Bps = 0.0;   // dragonfly: router-router link in a group
+  double local_latency_s = 0.0;       // dragonfly: router-router; dragonfly+: leaf uplink
   double global_bandwidth_Bps = 0.0;  // one global link
   double global_latency_s = 0.0;
   int global_links_per_pair = 1;  // global links between every pair of groups
@@ -61,10 +61,10 @@ struct NetworkModelSpec {
 struct PfsSpec {
   bool present = false;
   std::string name;
-  int servers = 1;            // real server count (documentation and metadata scaling)
-  int simulated_servers = 1;  // storage-server hosts actually built (aggregated)
-  double read_bandwidth_Bps = 0.0;   // aggregate, whole file system
-  double write_bandwidth_Bps = 0.0;  // aggregate, whole file system
+  int servers = 1;                        // real server count (documentation and metadata scaling)
+  int simulated_servers = 1;              // storage-server hosts actually built (aggregated)
+  double read_bandwidth_Bps = 0.0;        // aggregate, whole file system
+  double write_bandwidth_Bps = 0.0;       // aggregate, whole file system
   double per_server_bandwidth_Bps = 0.0;  // one simulated server's NIC (default aggregate/sim)
   double per_client_bandwidth_Bps = 0.0;  // 0 = limited only by the node's NICs
   double metadata_ops_per_s = 0.0;        // 0 = unknown

@@ -22,7 +22,8 @@ NetworkModelSpec parse_network_model(const ConfigNode& node) {
   NetworkModelSpec spec;
   if (auto factors = node.optional("factors")) {
     for (const ConfigNode& f : factors->items()) {
-      f.check_keys({"class", "min_size", "max_size", "latency_factor", "bandwidth_factor", "source"});
+      f.check_keys(
+          {"class", "min_size", "max_size", "latency_factor", "bandwidth_factor", "source"});
       FactorRule r;
       r.link_class = f.string_or("class", "*");
       r.min_size_bytes = f.quantity_or("min_size", Quantity::kSize, 0.0);
@@ -72,9 +73,10 @@ GpuCatalog load_catalog(const ConfigNode& root, const std::string& base_dir) {
   if (!std::filesystem::is_regular_file(p, ec)) {
     const std::string found = find_data_file("platforms/" + rel);
     if (found.empty()) {
-      const std::string msg = fmt::format("GPU catalog '{}' not found next to the platform file "
-                                          "or in platforms/ of the data directories",
-                                          rel);
+      const std::string msg = fmt::format(
+          "GPU catalog '{}' not found next to the platform file "
+          "or in platforms/ of the data directories",
+          rel);
       if (where) where->fail(msg);
       root.fail(msg);
     }
@@ -151,7 +153,8 @@ Platform parse_platform(const std::string& text, const std::string& display_name
     const std::string t = type.as_string();
     const auto it = std::find(type_names.begin(), type_names.end(), t);
     if (it == type_names.end()) {
-      type.fail(fmt::format("unknown node type '{}' (defined: {})", t, fmt::join(type_names, ", ")));
+      type.fail(
+          fmt::format("unknown node type '{}' (defined: {})", t, fmt::join(type_names, ", ")));
     }
     q.node_type = static_cast<int>(it - type_names.begin());
     q.nodes = detail::count_at_least(part.required("nodes"), 1);
@@ -170,9 +173,9 @@ Platform parse_platform(const std::string& text, const std::string& display_name
 
 Platform load_platform(const std::string& name_or_path) {
   std::string path = name_or_path;
-  const bool is_path = name_or_path.find('/') != std::string::npos ||
-                       (name_or_path.size() > 5 &&
-                        name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
   if (!is_path) {
     path = find_data_file("platforms/" + name_or_path + ".yaml");
     if (path.empty()) {

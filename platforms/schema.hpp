@@ -10,8 +10,8 @@
 namespace scalecast::platforms {
 
 struct SchemaField {
-  std::string_view key;      // dotted path; NAME stands for a user-chosen map key, [] for a list
-  std::string_view unit;     // "bandwidth", "time", "count", "text", ...
+  std::string_view key;       // dotted path; NAME stands for a user-chosen map key, [] for a list
+  std::string_view unit;      // "bandwidth", "time", "count", "text", ...
   std::string_view fallback;  // default ("required" when there is none)
   std::string_view meaning;
 };

@@ -24,7 +24,8 @@ int MachineZone::add_duplex_link(const std::string& name, double bandwidth_Bps, 
                                  double down_bandwidth_Bps) {
   const int id = static_cast<int>(links_.size() / 2);
   for (const char* dir : {".up", ".down"}) {
-    const double bw = (dir[1] == 'd' && down_bandwidth_Bps >= 0) ? down_bandwidth_Bps : bandwidth_Bps;
+    const double bw =
+        (dir[1] == 'd' && down_bandwidth_Bps >= 0) ? down_bandwidth_Bps : bandwidth_Bps;
     simgrid::s4u::Link* l = create_link(name + dir, std::vector<double>{bw});
     l->set_latency(latency_s);
     links_.push_back({l->get_impl(), latency_s});

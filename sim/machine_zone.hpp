@@ -5,8 +5,8 @@
 // ("<name>.up", "<name>.down"); a link's name starts with its class ("nvlink.", "xbus.",
 // "nic.", "ft_l1."...) so statistics can be kept per link class (link_class_of()).
 
-#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <memory>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,8 +78,8 @@ class MachineZone final : public simgrid::kernel::routing::NetZoneImpl {
   // From a node vertex out to the network edge (or back in when !outbound).
   void to_pfs(RouteSink& sink, const Point& client, int server, bool outbound) const;
 
-  std::vector<Simplex> links_;      // id -> [up, down] at 2*id, 2*id+1 (shared: both the same)
-  std::vector<Point> points_;       // by netpoint id
+  std::vector<Simplex> links_;  // id -> [up, down] at 2*id, 2*id+1 (shared: both the same)
+  std::vector<Point> points_;   // by netpoint id
   std::vector<Node> nodes_;
   std::unique_ptr<NetworkTopology> network_;
   int nics_per_node_ = 0;

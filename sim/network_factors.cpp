@@ -1,8 +1,8 @@
 #include "sim/network_factors.hpp"
 
+#include <memory>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/NetZone.hpp>
-#include <memory>
 
 #include "sim/machine_zone.hpp"
 
@@ -20,7 +20,8 @@ void configure_network_model(NetworkMode mode) {
   Engine::set_config("network/crosstraffic:0");
 }
 
-const platforms::FactorRule* match_factor(const platforms::NetworkModelSpec& spec, double size_bytes,
+const platforms::FactorRule* match_factor(const platforms::NetworkModelSpec& spec,
+                                          double size_bytes,
                                           const std::vector<simgrid::s4u::Link*>& links) {
   std::string_view cls;
   double slowest = 0.0;
@@ -39,7 +40,8 @@ const platforms::FactorRule* match_factor(const platforms::NetworkModelSpec& spe
   return nullptr;
 }
 
-void install_network_factors(simgrid::s4u::Engine& engine, const platforms::NetworkModelSpec& spec) {
+void install_network_factors(simgrid::s4u::Engine& engine,
+                             const platforms::NetworkModelSpec& spec) {
   auto shared = std::make_shared<platforms::NetworkModelSpec>(spec);
   auto* model = engine.get_netzone_root()->get_network_model();
   model->set_lat_factor_cb([shared](double size, const simgrid::s4u::Host*,

@@ -21,7 +21,8 @@ void configure_network_model(NetworkMode mode);
 void install_network_factors(simgrid::s4u::Engine& engine, const platforms::NetworkModelSpec& spec);
 
 // The rule matching a route (bottleneck link class) and a size; nullptr when none matches.
-const platforms::FactorRule* match_factor(const platforms::NetworkModelSpec& spec, double size_bytes,
+const platforms::FactorRule* match_factor(const platforms::NetworkModelSpec& spec,
+                                          double size_bytes,
                                           const std::vector<simgrid::s4u::Link*>& links);
 
 }  // namespace scalecast::sim

@@ -27,8 +27,8 @@ class FatTree final : public NetworkTopology {
       const double up_bw = levels_[i].radix * child_bw / levels_[i].oversubscription;
       first_.push_back(-1);
       for (int s = 0; s < switches; ++s) {
-        const int id = zone.add_duplex_link(fmt::format("ft_l{}.s{}", i + 1, s), up_bw,
-                                            levels_[i].latency_s);
+        const int id =
+            zone.add_duplex_link(fmt::format("ft_l{}.s{}", i + 1, s), up_bw, levels_[i].latency_s);
         if (s == 0) first_.back() = id;
       }
       child_bw = up_bw;
@@ -137,10 +137,9 @@ class Dragonfly final : public NetworkTopology {
     const char* cls = plus_ ? "dfp_global" : "df_global";
     for (int g = 0; g < groups_; ++g) {
       for (int h = g + 1; h < groups_; ++h) {
-        const int id =
-            zone.add_duplex_link(fmt::format("{}.g{}-g{}", cls, g, h),
-                                 net.global_bandwidth_Bps * net.global_links_per_pair,
-                                 net.global_latency_s);
+        const int id = zone.add_duplex_link(fmt::format("{}.g{}-g{}", cls, g, h),
+                                            net.global_bandwidth_Bps * net.global_links_per_pair,
+                                            net.global_latency_s);
         if (g == 0 && h == 1) first_global_ = id;
       }
     }

@@ -85,10 +85,9 @@ std::vector<std::pair<int, int>> select_nodes(const platforms::Platform& p,
   for (int i : parts) available += p.partitions[i].nodes;
   const int wanted = options.nodes == 0 ? available : options.nodes;
   if (wanted < 1 || wanted > available) {
-    throw std::invalid_argument(fmt::format("cannot build {} nodes of '{}{}': it has {}",
-                                            options.nodes, p.name,
-                                            options.partition.empty() ? "" : "/" + options.partition,
-                                            available));
+    throw std::invalid_argument(
+        fmt::format("cannot build {} nodes of '{}{}': it has {}", options.nodes, p.name,
+                    options.partition.empty() ? "" : "/" + options.partition, available));
   }
   std::vector<std::pair<int, int>> out;
   for (int i : parts) {
@@ -110,8 +109,9 @@ std::unique_ptr<MachinePlatform> build_platform(simgrid::s4u::Engine& engine,
                                                 const platforms::Platform& platform,
                                                 const BuildOptions& options) {
   if (engine.get_netzone_root() != nullptr) {
-    throw std::logic_error("build_platform: this engine already has a platform (SimGrid allows "
-                           "one engine, and here one platform, per process)");
+    throw std::logic_error(
+        "build_platform: this engine already has a platform (SimGrid allows "
+        "one engine, and here one platform, per process)");
   }
   const auto chosen = select_nodes(platform, options);
   auto state = std::make_shared<SharedState>();
@@ -140,15 +140,15 @@ std::unique_ptr<MachinePlatform> build_platform(simgrid::s4u::Engine& engine,
     for (int s = 0; s < t.cpu.sockets; ++s) {
       simgrid::s4u::Host* h = zone->create_host(fmt::format("n{}.cpu{}", n, s), {t.cpu.core_flops});
       h->set_core_count(t.cpu.cores_per_socket);
-      zone->register_point(h->get_netpoint(), {MachineZone::Point::Kind::kNode, n,
-                                               t.vertex(VertexKind::kCpu, s)});
+      zone->register_point(h->get_netpoint(),
+                           {MachineZone::Point::Kind::kNode, n, t.vertex(VertexKind::kCpu, s)});
       out->cpus_.push_back(h);
     }
     const double gpu_speed = t.gpu.fp32_flops > 0 ? t.gpu.fp32_flops : 1e12;
     for (int g = 0; g < t.gpu_count; ++g) {
       simgrid::s4u::Host* h = zone->create_host(fmt::format("n{}.gpu{}", n, g), {gpu_speed});
-      zone->register_point(h->get_netpoint(), {MachineZone::Point::Kind::kNode, n,
-                                               t.vertex(VertexKind::kGpu, g)});
+      zone->register_point(h->get_netpoint(),
+                           {MachineZone::Point::Kind::kNode, n, t.vertex(VertexKind::kGpu, g)});
       out->gpus_.push_back(h);
     }
     int first_link = -1;
@@ -193,11 +193,11 @@ std::unique_ptr<MachinePlatform> build_platform(simgrid::s4u::Engine& engine,
     for (int k = 0; k < servers; ++k) {
       simgrid::s4u::Host* h = zone->create_host(fmt::format("pfs.server{}", k), {1e10});
       zone->register_point(h->get_netpoint(), {MachineZone::Point::Kind::kPfsServer, -1, k});
-      server_links.push_back(
-          zone->add_duplex_link(fmt::format("pfs.s{}", k), f.per_server_bandwidth_Bps, f.latency_s));
-      simgrid::s4u::Disk* d = h->create_disk(fmt::format("pfs.server{}.disk", k),
-                                             f.read_bandwidth_Bps / servers,
-                                             f.write_bandwidth_Bps / servers);
+      server_links.push_back(zone->add_duplex_link(fmt::format("pfs.s{}", k),
+                                                   f.per_server_bandwidth_Bps, f.latency_s));
+      simgrid::s4u::Disk* d =
+          h->create_disk(fmt::format("pfs.server{}.disk", k), f.read_bandwidth_Bps / servers,
+                         f.write_bandwidth_Bps / servers);
       d->seal();
       out->pfs_servers_.push_back(h);
       out->pfs_disks_.push_back(d);

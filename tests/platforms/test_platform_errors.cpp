@@ -147,8 +147,7 @@ TEST_SUITE("unit") {
       load_platform("no-such-machine");
       FAIL("expected a ConfigError");
     } catch (const common::ConfigError& e) {
-      CHECK(std::string(e.what()).find("no platform named 'no-such-machine'") !=
-            std::string::npos);
+      CHECK(std::string(e.what()).find("no platform named 'no-such-machine'") != std::string::npos);
     }
   }
 }

@@ -3,15 +3,15 @@
 // ctest runs each doctest case in its own process), a platform built in it, and helpers that
 // move real bytes and report the simulated time.
 
+#include <fmt/format.h>
+#include <functional>
+#include <memory>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Disk.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Io.hpp>
-#include <fmt/format.h>
-#include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,7 +75,8 @@ inline double concurrent_time(const std::vector<Transfer>& transfers) {
   run_actor(transfers.front().src, [&] {
     std::vector<simgrid::s4u::CommPtr> comms;
     for (const auto& t : transfers) {
-      comms.push_back(simgrid::s4u::Comm::sendto_async(t.src, t.dst, static_cast<uint64_t>(t.bytes)));
+      comms.push_back(
+          simgrid::s4u::Comm::sendto_async(t.src, t.dst, static_cast<uint64_t>(t.bytes)));
     }
     simgrid::s4u::Comm::wait_all(comms);
     end = simgrid::s4u::Engine::get_clock();

@@ -37,8 +37,7 @@ TEST_SUITE("unit") {
         // No NVLink: PCIe 3.0 x16 (15.75 GB/s) is the bottleneck of GPU-switch-CPU(-QPI)-...
         const double expected = kLinks[i][j] > 0 ? kLinks[i][j] * 25e9 : 15.75e9;
         table += fmt::format(" {:4.1f}", actual / 1e9);
-        INFO("gpu", i, " -> gpu", j, ": expected ", expected / 1e9, " GB/s, actual ",
-             actual / 1e9);
+        INFO("gpu", i, " -> gpu", j, ": expected ", expected / 1e9, " GB/s, actual ", actual / 1e9);
         CHECK(actual == doctest::Approx(expected).epsilon(0.01));
       }
       table += "\n";
