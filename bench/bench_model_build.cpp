@@ -44,8 +44,7 @@ BENCHMARK_CAPTURE(zoo_and_step, resnet152_b256_from_zoo, "resnet152", 256)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(build_step, resnet50_b256_fp32, "resnet50", 256, Precision::kFp32)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(build_step, bert_large_b32_fp16, "bert_large_pretrain", 32,
-                  Precision::kFp16Mixed)
+BENCHMARK_CAPTURE(build_step, bert_large_b32_fp16, "bert_large_pretrain", 32, Precision::kFp16Mixed)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(build_step, gpt2_xl_b8_bf16, "gpt2_xl", 8, Precision::kBf16Mixed)
     ->Unit(benchmark::kMillisecond);

@@ -68,7 +68,8 @@ std::vector<ParamTensor> param_tensors(const Layer& layer, const TensorShape& in
   std::vector<ParamTensor> t;
   switch (layer.kind) {
     case LayerKind::kConv:
-      t.push_back({"weight", layer.out * (input.c / layer.groups) * layer.kernel_h * layer.kernel_w});
+      t.push_back(
+          {"weight", layer.out * (input.c / layer.groups) * layer.kernel_h * layer.kernel_w});
       if (layer.bias) t.push_back({"bias", layer.out});
       break;
     case LayerKind::kLinear:
@@ -77,7 +78,8 @@ std::vector<ParamTensor> param_tensors(const Layer& layer, const TensorShape& in
       break;
     case LayerKind::kBatchNorm:
     case LayerKind::kLayerNorm:
-      // γ and β per channel; BatchNorm's running mean/var are buffers, not parameters (models.md §1).
+      // γ and β per channel; BatchNorm's running mean/var are buffers, not parameters (models.md
+      // §1).
       t.push_back({"weight", input.c});
       t.push_back({"bias", input.c});
       break;

@@ -51,23 +51,23 @@ struct TensorShape {
 std::string to_string(const TensorShape& s);  // "64×56×56"
 
 struct Layer {
-  std::string name;         // unique in the model, e.g. "layer1.0.conv2"
+  std::string name;  // unique in the model, e.g. "layer1.0.conv2"
   LayerKind kind = LayerKind::kInput;
   std::vector<int> inputs;  // indices of earlier layers (0 = the model input)
 
   std::int64_t out = 0;  // conv out_channels, linear out_features, embedding dim
   std::int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
   std::int64_t groups = 1;
-  bool bias = false;          // conv, linear
-  bool ceil_mode = false;     // max/avg pool
+  bool bias = false;                  // conv, linear
+  bool ceil_mode = false;             // max/avg pool
   std::int64_t out_h = 1, out_w = 1;  // adaptive pool output
-  std::int64_t rows = 0;      // embedding table rows (vocabulary or positions)
-  bool positions = false;     // embedding reads positions 0..S-1 instead of token ids
-  std::int64_t heads = 1;     // attention
-  bool causal = false;        // attention mask (same cost: frameworks compute all S×S scores)
-  double dropout_p = 0.0;     // dropout; attention: dropout on the probabilities when > 0
-  int tied_to = -1;           // linear: weight shared with this embedding layer (no own weight)
-  std::int64_t token = 0;     // select_token: which position
+  std::int64_t rows = 0;              // embedding table rows (vocabulary or positions)
+  bool positions = false;             // embedding reads positions 0..S-1 instead of token ids
+  std::int64_t heads = 1;             // attention
+  bool causal = false;     // attention mask (same cost: frameworks compute all S×S scores)
+  double dropout_p = 0.0;  // dropout; attention: dropout on the probabilities when > 0
+  int tied_to = -1;        // linear: weight shared with this embedding layer (no own weight)
+  std::int64_t token = 0;  // select_token: which position
 
   // Where a model file defined the layer (1-based; 0 when built in code), for shape errors.
   int line = 0, column = 0;

@@ -102,12 +102,13 @@ ModelShapes infer_shapes(const Model& model, std::int64_t seq_len) {
     const bool multi_ok = l.kind == LayerKind::kAdd || l.kind == LayerKind::kConcat ||
                           l.kind == LayerKind::kAttention;
     if (!single && !multi_ok) {
-      layer_error(model, i, fmt::format("a {} layer takes one input, got {}", to_string(l.kind),
-                                        l.inputs.size()));
+      layer_error(
+          model, i,
+          fmt::format("a {} layer takes one input, got {}", to_string(l.kind), l.inputs.size()));
     }
-    const bool from_ids = model.layers[static_cast<std::size_t>(l.inputs[0])].kind ==
-                              LayerKind::kInput &&
-                          model.input.tokens;
+    const bool from_ids =
+        model.layers[static_cast<std::size_t>(l.inputs[0])].kind == LayerKind::kInput &&
+        model.input.tokens;
     if (from_ids && l.kind != LayerKind::kEmbedding) {
       layer_error(model, i, "token ids can only feed an embedding layer");
     }
@@ -155,10 +156,10 @@ ModelShapes infer_shapes(const Model& model, std::int64_t seq_len) {
         for (int k : l.inputs) {
           const TensorShape& o = r.out[static_cast<std::size_t>(k)];
           if (!(o == in)) {
-            layer_error(model, i,
-                        fmt::format("add needs equal shapes, got {} and {} (from '{}')",
-                                    to_string(in), to_string(o),
-                                    model.layers[static_cast<std::size_t>(k)].name));
+            layer_error(
+                model, i,
+                fmt::format("add needs equal shapes, got {} and {} (from '{}')", to_string(in),
+                            to_string(o), model.layers[static_cast<std::size_t>(k)].name));
           }
         }
         break;
@@ -167,10 +168,10 @@ ModelShapes infer_shapes(const Model& model, std::int64_t seq_len) {
         for (int k : l.inputs) {
           const TensorShape& o = r.out[static_cast<std::size_t>(k)];
           if (o.h != in.h || o.w != in.w) {
-            layer_error(model, i,
-                        fmt::format("concat needs equal H×W, got {} and {} (from '{}')",
-                                    to_string(in), to_string(o),
-                                    model.layers[static_cast<std::size_t>(k)].name));
+            layer_error(
+                model, i,
+                fmt::format("concat needs equal H×W, got {} and {} (from '{}')", to_string(in),
+                            to_string(o), model.layers[static_cast<std::size_t>(k)].name));
           }
           out.c += o.c;
         }
@@ -179,9 +180,9 @@ ModelShapes infer_shapes(const Model& model, std::int64_t seq_len) {
         if (!from_ids) layer_error(model, i, "an embedding reads the token-id input");
         if (l.rows <= 0 || l.out <= 0) layer_error(model, i, "rows and dim must be positive");
         if (l.positions && r.seq_len > l.rows) {
-          layer_error(model, i,
-                      fmt::format("sequence length {} exceeds the {} position rows", r.seq_len,
-                                  l.rows));
+          layer_error(
+              model, i,
+              fmt::format("sequence length {} exceeds the {} position rows", r.seq_len, l.rows));
         }
         out = {l.out, in.h, 1};
         break;
@@ -208,7 +209,8 @@ ModelShapes infer_shapes(const Model& model, std::int64_t seq_len) {
       }
       case LayerKind::kSelectToken:
         if (l.token < 0 || l.token >= in.h) {
-          layer_error(model, i, fmt::format("token {} is outside the sequence of {}", l.token, in.h));
+          layer_error(model, i,
+                      fmt::format("token {} is outside the sequence of {}", l.token, in.h));
         }
         out = {in.c, 1, 1};
         break;

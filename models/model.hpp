@@ -22,24 +22,24 @@ enum class OptimizerKind {
 std::string_view to_string(OptimizerKind k);
 
 struct ModelInput {
-  bool tokens = false;           // false: an image C×H×W; true: a sequence of token ids
+  bool tokens = false;  // false: an image C×H×W; true: a sequence of token ids
   std::int64_t c = 3, h = 224, w = 224;
-  std::int64_t seq_len = 0;      // tokens: default sequence length
+  std::int64_t seq_len = 0;  // tokens: default sequence length
 };
 
 struct Model {
   std::string name;
   std::string source = "zoo";  // file the description came from (error messages)
   ModelInput input;
-  std::vector<Layer> layers;   // layers[0] is the input (kind kInput, name "input")
+  std::vector<Layer> layers;  // layers[0] is the input (kind kInput, name "input")
   OptimizerKind optimizer = OptimizerKind::kSgdMomentum;
 };
 
 // Shapes and parameters of every layer for one sequence length.
 struct ModelShapes {
-  std::int64_t seq_len = 0;                // 0 for image models
-  std::vector<TensorShape> out;            // per layer: output shape per sample
-  std::vector<std::int64_t> params;        // per layer: trainable parameters
+  std::int64_t seq_len = 0;          // 0 for image models
+  std::vector<TensorShape> out;      // per layer: output shape per sample
+  std::vector<std::int64_t> params;  // per layer: trainable parameters
   std::int64_t total_params = 0;
 };
 

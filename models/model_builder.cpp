@@ -28,8 +28,8 @@ int ModelBuilder::simple(std::string name, LayerKind kind, int from) {
   return append(std::move(l));
 }
 
-int ModelBuilder::conv(std::string name, std::int64_t out, std::int64_t kernel,
-                       std::int64_t stride, std::int64_t pad, bool bias, int from) {
+int ModelBuilder::conv(std::string name, std::int64_t out, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t pad, bool bias, int from) {
   return conv(std::move(name), out, kernel, kernel, stride, stride, pad, pad, bias, from);
 }
 
@@ -59,8 +59,8 @@ int ModelBuilder::linear(std::string name, std::int64_t out, bool bias, int from
 }
 
 int ModelBuilder::tied_linear(std::string name, int embedding, bool bias, int from) {
-  const int i = linear(std::move(name), model_.layers[static_cast<std::size_t>(embedding)].rows,
-                       bias, from);
+  const int i =
+      linear(std::move(name), model_.layers[static_cast<std::size_t>(embedding)].rows, bias, from);
   model_.layers.back().tied_to = embedding;
   return i;
 }
@@ -140,8 +140,7 @@ int ModelBuilder::concat(std::string name, std::vector<int> inputs) {
   return append(std::move(l));
 }
 
-int ModelBuilder::embedding(std::string name, std::int64_t rows, std::int64_t dim,
-                            bool positions) {
+int ModelBuilder::embedding(std::string name, std::int64_t rows, std::int64_t dim, bool positions) {
   Layer l;
   l.name = std::move(name);
   l.kind = LayerKind::kEmbedding;

@@ -75,10 +75,10 @@ Layer parse_layer(const ConfigNode& node, std::size_t index, const Model& model)
   const auto kind = parse_layer_kind(type);
   if (!kind) {
     const std::string close = common::closest_match(type, layer_kind_names());
-    type_node.fail(close.empty() ? fmt::format("unknown layer type '{}' (expected one of: {})",
-                                               type, fmt::join(layer_kind_names(), ", "))
-                                 : fmt::format("unknown layer type '{}' (did you mean '{}'?)",
-                                               type, close));
+    type_node.fail(close.empty()
+                       ? fmt::format("unknown layer type '{}' (expected one of: {})", type,
+                                     fmt::join(layer_kind_names(), ", "))
+                       : fmt::format("unknown layer type '{}' (did you mean '{}'?)", type, close));
   }
   node.check_keys(keys_of(*kind));
   Layer l;
@@ -97,10 +97,10 @@ Layer parse_layer(const ConfigNode& node, std::size_t index, const Model& model)
         std::vector<std::string> names;
         for (const Layer& e : model.layers) names.push_back(e.name);
         const std::string close = common::closest_match(name, names);
-        item.fail(close.empty()
-                      ? fmt::format("unknown layer '{}' (inputs name earlier layers or 'input')",
-                                    name)
-                      : fmt::format("unknown layer '{}' (did you mean '{}'?)", name, close));
+        item.fail(
+            close.empty()
+                ? fmt::format("unknown layer '{}' (inputs name earlier layers or 'input')", name)
+                : fmt::format("unknown layer '{}' (did you mean '{}'?)", name, close));
       }
       l.inputs.push_back(found);
     }
@@ -122,8 +122,8 @@ Layer parse_layer(const ConfigNode& node, std::size_t index, const Model& model)
       if (auto t = node.optional("tied_to")) {
         const std::string name = t->as_string();
         l.tied_to = find_layer(model, name);
-        if (l.tied_to < 0 || model.layers[static_cast<std::size_t>(l.tied_to)].kind !=
-                                 LayerKind::kEmbedding) {
+        if (l.tied_to < 0 ||
+            model.layers[static_cast<std::size_t>(l.tied_to)].kind != LayerKind::kEmbedding) {
           t->fail(fmt::format("'{}' is not an earlier embedding layer", name));
         }
         l.out = model.layers[static_cast<std::size_t>(l.tied_to)].rows;
@@ -137,7 +137,8 @@ Layer parse_layer(const ConfigNode& node, std::size_t index, const Model& model)
     case LayerKind::kDropout:
       l.dropout_p = node.double_or("p", 0.5);
       if (l.dropout_p < 0.0 || l.dropout_p >= 1.0) {
-        node.required("p").fail(fmt::format("expected a probability in [0, 1), got {}", l.dropout_p));
+        node.required("p").fail(
+            fmt::format("expected a probability in [0, 1), got {}", l.dropout_p));
       }
       break;
     case LayerKind::kMaxPool:

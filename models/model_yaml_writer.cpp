@@ -14,8 +14,8 @@ std::string pair_text(std::int64_t a, std::int64_t b) {
 // YAML-safe name: plain when it is, double-quoted otherwise.
 std::string quoted(const std::string& s) {
   for (char c : s) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '_' || c == '.' || c == '-';
     if (!plain) return fmt::format("\"{}\"", s);
   }
   return s;
@@ -24,8 +24,8 @@ std::string quoted(const std::string& s) {
 }  // namespace
 
 std::string to_yaml(const Model& m) {
-  std::string out = fmt::format("# scalecast model description (models/README.md)\nname: {}\n",
-                                quoted(m.name));
+  std::string out =
+      fmt::format("# scalecast model description (models/README.md)\nname: {}\n", quoted(m.name));
   if (m.input.tokens) {
     out += fmt::format("input: {{tokens: {}}}\n", m.input.seq_len);
   } else {
@@ -48,7 +48,8 @@ std::string to_yaml(const Model& m) {
     }
     switch (l.kind) {
       case LayerKind::kConv:
-        f += fmt::format(", out_channels: {}, kernel: {}", l.out, pair_text(l.kernel_h, l.kernel_w));
+        f +=
+            fmt::format(", out_channels: {}, kernel: {}", l.out, pair_text(l.kernel_h, l.kernel_w));
         if (l.stride_h != 1 || l.stride_w != 1) {
           f += fmt::format(", stride: {}", pair_text(l.stride_h, l.stride_w));
         }
@@ -60,7 +61,8 @@ std::string to_yaml(const Model& m) {
         break;
       case LayerKind::kLinear:
         if (l.tied_to >= 0) {
-          f += fmt::format(", tied_to: {}", quoted(m.layers[static_cast<std::size_t>(l.tied_to)].name));
+          f += fmt::format(", tied_to: {}",
+                           quoted(m.layers[static_cast<std::size_t>(l.tied_to)].name));
         } else {
           f += fmt::format(", out_features: {}", l.out);
         }

@@ -44,8 +44,8 @@ StepAssembler::StepAssembler(const Model& model, const StepOptions& options)
       break;
   }
   recipe_.act_bytes = common::dtype_bytes(recipe_.act);
-  DType grad = options.gradient_dtype.value_or(
-      recipe_.act == DType::kFp32 ? DType::kFp32 : recipe_.act);
+  DType grad =
+      options.gradient_dtype.value_or(recipe_.act == DType::kFp32 ? DType::kFp32 : recipe_.act);
   if (grad != DType::kFp32 && grad != DType::kFp16 && grad != DType::kBf16) {
     throw std::invalid_argument("gradient dtype must be fp32, fp16 or bf16");
   }
@@ -146,11 +146,10 @@ void StepAssembler::forward(int i) {
   switch (l.kind) {
     case LayerKind::kConv: {
       Op op = make(i, nullptr, OpClass::kConv, Pass::kForward);
-      op.conv = {n_,        in.c,      in.h,      in.w,     l.out, l.kernel_h, l.kernel_w,
-                 l.pad_h,   l.pad_w,   l.stride_h, l.stride_w, 1,   1,          l.groups,
-                 out.h,     out.w};
-      const double weights = static_cast<double>(l.out * (in.c / l.groups) * l.kernel_h *
-                                                 l.kernel_w);
+      op.conv = {n_,      in.c,       in.h,       in.w, l.out, l.kernel_h, l.kernel_w, l.pad_h,
+                 l.pad_w, l.stride_h, l.stride_w, 1,    1,     l.groups,   out.h,      out.w};
+      const double weights =
+          static_cast<double>(l.out * (in.c / l.groups) * l.kernel_h * l.kernel_w);
       op.flops = 2.0 * out_el * static_cast<double>(in.c / l.groups * l.kernel_h * l.kernel_w);
       op.bytes_read = (in_el + weights) * ab;
       op.bytes_written = out_el * ab;
@@ -172,8 +171,8 @@ void StepAssembler::forward(int i) {
       const std::int64_t rows = n_ * in.h * in.w;
       Op op = make(i, nullptr, OpClass::kGemm, Pass::kForward);
       op.gemm = {l.out, rows, in.c, true, false, 1};
-      op.flops = 2.0 * static_cast<double>(l.out) * static_cast<double>(rows) *
-                 static_cast<double>(in.c);
+      op.flops =
+          2.0 * static_cast<double>(l.out) * static_cast<double>(rows) * static_cast<double>(in.c);
       op.bytes_read = (in_el + static_cast<double>(l.out * in.c)) * ab;
       op.bytes_written = out_el * ab;
       op.params = shapes_.params[u];
@@ -216,8 +215,8 @@ void StepAssembler::forward(int i) {
         kh = (in.h + out.h - 1) / out.h, kw = (in.w + out.w - 1) / out.w;
         sh = in.h / out.h, sw = in.w / out.w;
       }
-      op.conv = {n_, in.c, in.h, in.w, in.c, kh, kw, l.pad_h, l.pad_w, sh, sw, 1, 1, 1,
-                 out.h, out.w};
+      op.conv = {n_,      in.c, in.h, in.w, in.c, kh, kw,    l.pad_h,
+                 l.pad_w, sh,   sw,   1,    1,    1,  out.h, out.w};
       op.elements = n_ * out.elements();
       op.flops = l.kind == LayerKind::kMaxPool ? out_el * static_cast<double>(kh * kw) : in_el;
       op.bytes_read = in_el * ab;

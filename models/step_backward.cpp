@@ -95,8 +95,8 @@ void StepAssembler::backward(int i) {
     }
     case LayerKind::kLinear: {
       const std::int64_t rows = n_ * in.h * in.w;
-      const double flops = 2.0 * static_cast<double>(l.out) * static_cast<double>(rows) *
-                           static_cast<double>(in.c);
+      const double flops =
+          2.0 * static_cast<double>(l.out) * static_cast<double>(rows) * static_cast<double>(in.c);
       const double weights = static_cast<double>(l.out * in.c);
       if (needs_dx) {  // dX = dY·W: m = in, n = rows, k = out
         Op d = make(i, ".dgrad", OpClass::kGemm, Pass::kBackwardData);
@@ -250,8 +250,8 @@ void StepAssembler::optimizer() {
   };
   auto& grads = step_.gradients_;
   if (options_.optimizer_ops == OptimizerOps::kPerTensor) {
-    for (auto& g : grads) g.update_op = emit(make_update("optimizer." + g.name, g.params, g.layer),
-                                             {g.ready_after});
+    for (auto& g : grads)
+      g.update_op = emit(make_update("optimizer." + g.name, g.params, g.layer), {g.ready_after});
     return;
   }
   std::vector<OpId> preds;

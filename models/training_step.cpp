@@ -15,7 +15,8 @@ void StepAssembler::finish() {
     const Layer& l = model_.layers[u];
     rows[u].name = l.name;
     rows[u].kind = l.kind;
-    rows[u].in = l.inputs.empty() ? shapes_.out[u] : shapes_.out[static_cast<std::size_t>(l.inputs[0])];
+    rows[u].in =
+        l.inputs.empty() ? shapes_.out[u] : shapes_.out[static_cast<std::size_t>(l.inputs[0])];
     rows[u].out = shapes_.out[u];
     rows[u].params = shapes_.params[u];
   }

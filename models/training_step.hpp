@@ -62,7 +62,7 @@ struct LayerSummary {
   LayerKind kind = LayerKind::kInput;
   TensorShape in, out;  // per sample; `in` is the first input's shape
   std::int64_t params = 0;
-  double fwd_macs = 0.0;  // conv/GEMM multiply-accumulates, whole batch
+  double fwd_macs = 0.0;                    // conv/GEMM multiply-accumulates, whole batch
   double fwd_flops = 0.0, bwd_flops = 0.0;  // all ops of the layer, whole batch
 };
 
@@ -70,8 +70,8 @@ struct StepTotals {
   double forward_flops = 0.0;   // Pass::kForward and kLoss ops
   double backward_flops = 0.0;  // kBackwardData and kBackwardWeight ops
   double optimizer_flops = 0.0;
-  double forward_macs = 0.0;    // conv + GEMM forward multiply-accumulates (torchvision "_ops")
-  double backward_macs = 0.0;   // conv + GEMM dgrad/wgrad multiply-accumulates
+  double forward_macs = 0.0;   // conv + GEMM forward multiply-accumulates (torchvision "_ops")
+  double backward_macs = 0.0;  // conv + GEMM dgrad/wgrad multiply-accumulates
   std::int64_t params = 0;
   double gradient_bytes = 0.0;
   std::size_t op_count = 0;

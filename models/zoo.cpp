@@ -59,8 +59,8 @@ const std::vector<Maker>& makers() {
 
 bool looks_like_path(const std::string& s) {
   auto ends = [&](std::string_view suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(),
-                                                  suffix.data()) == 0;
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix.data()) == 0;
   };
   return s.find('/') != std::string::npos || ends(".yaml") || ends(".yml");
 }

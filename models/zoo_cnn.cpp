@@ -71,8 +71,8 @@ Model make_resnet(std::string name, int depth, bool v1) {
 Model make_vgg16() {
   ModelBuilder b("vgg16", image(224), OptimizerKind::kSgdMomentum);
   // Config "D": channel counts, 0 = 2×2/2 max pool.
-  const std::array<int, 18> cfg{64, 64, 0, 128, 128, 0, 256, 256, 256, 0,
-                                512, 512, 512, 0, 512, 512, 512, 0};
+  const std::array<int, 18> cfg{64, 64,  0,   128, 128, 0,   256, 256, 256,
+                                0,  512, 512, 512, 0,   512, 512, 512, 0};
   int index = 0;  // torchvision's index in `features`
   for (int c : cfg) {
     if (c == 0) {

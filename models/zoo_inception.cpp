@@ -6,8 +6,8 @@
 namespace scalecast::models {
 namespace {
 
-int conv_bn(ModelBuilder& b, const std::string& name, int from, std::int64_t out,
-            std::int64_t k, std::int64_t stride = 1, std::int64_t pad = 0) {
+int conv_bn(ModelBuilder& b, const std::string& name, int from, std::int64_t out, std::int64_t k,
+            std::int64_t stride = 1, std::int64_t pad = 0) {
   return add_basic_conv(b, name + ".", from, out, k, k, stride, pad, pad);
 }
 

@@ -68,9 +68,10 @@ TEST_SUITE("unit") {
     const std::int64_t params = 864 + 64 + 18'432 + 128 + 1'048'832 + 2'570;
     // conv1 864·32·32 + conv2 18432·16·16 + fc1 4096·256 + fc2 256·10, per image.
     const double macs = 884'736.0 + 4'718'592 + 1'048'576 + 2'560;
-    MESSAGE(fmt::format("small_cnn params expected {} actual {}; MACs/image expected {:.0f} "
-                        "actual {:.0f}",
-                        params, s.totals().params, macs, s.totals().forward_macs / 8));
+    MESSAGE(
+        fmt::format("small_cnn params expected {} actual {}; MACs/image expected {:.0f} "
+                    "actual {:.0f}",
+                    params, s.totals().params, macs, s.totals().forward_macs / 8));
     CHECK(s.totals().params == params);
     CHECK(s.totals().forward_macs == 8 * macs);
 
@@ -100,7 +101,8 @@ TEST_SUITE("unit") {
     int shared = 0;
     for (const auto& l : y.layers()) {
       // The head pools 256×56×56, not 2048×7×7.
-      if (l.name == "avgpool" || l.name == "flatten" || l.name == "fc" || l.name == "loss") continue;
+      if (l.name == "avgpool" || l.name == "flatten" || l.name == "fc" || l.name == "loss")
+        continue;
       INFO(l.name);
       REQUIRE(zoo.count(l.name) == 1);
       const LayerSummary& r = *zoo[l.name];
@@ -171,21 +173,18 @@ TEST_SUITE("unit") {
           "bad.yaml:3:32: error: layers[0].out_channels: expected a positive integer, got 0");
     CHECK(error_of(std::string(kHead) + "  - {type: conv, out_channels: 8, kernel: [1, 2, 3]}\n") ==
           "bad.yaml:3:43: error: layers[0].kernel: expected an integer or a [height, width] pair");
-    CHECK(error_of(std::string(kHead) +
-                   "  - {name: a, type: relu}\n"
-                   "  - {name: b, type: add, inputs: [a, bb]}\n") ==
+    CHECK(error_of(std::string(kHead) + "  - {name: a, type: relu}\n"
+                                        "  - {name: b, type: add, inputs: [a, bb]}\n") ==
           "bad.yaml:4:38: error: layers[1].inputs[1]: unknown layer 'bb' (did you mean 'a'?)");
-    CHECK(error_of(std::string(kHead) +
-                   "  - {name: a, type: conv, out_channels: 8, kernel: 3}\n"
-                   "  - {name: b, type: add, inputs: [a, input]}\n") ==
+    CHECK(error_of(std::string(kHead) + "  - {name: a, type: conv, out_channels: 8, kernel: 3}\n"
+                                        "  - {name: b, type: add, inputs: [a, input]}\n") ==
           "bad.yaml:4:5: error: layers[1]: add needs equal shapes, got 8×30×30 and 3×32×32 "
           "(from 'input')");
     CHECK(error_of(std::string(kHead) + "  - {type: conv, out_channels: 8, kernel: 33}\n") ==
           "bad.yaml:3:5: error: layers[0]: kernel 33×33 does not fit the input 32×32 padded by "
           "0×0");
-    CHECK(error_of(std::string(kHead) +
-                   "  - {name: a, type: relu}\n"
-                   "  - {name: a, type: relu}\n") ==
+    CHECK(error_of(std::string(kHead) + "  - {name: a, type: relu}\n"
+                                        "  - {name: a, type: relu}\n") ==
           "bad.yaml:4:12: error: layers[1].name: duplicate layer name 'a'");
     CHECK(error_of("input: {image: [3, 32, 32], tokens: 5}\nlayers: []\n") ==
           "bad.yaml:1:8: error: input: expected exactly one of 'image: [C, H, W]' or 'tokens: "

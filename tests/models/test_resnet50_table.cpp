@@ -53,7 +53,16 @@ const Row kTable[] = {
     {26, "layer3.0.conv1", "conv", 1, 1, 0, {512, 28, 28}, {256, 28, 28}, 131072, 102760448},
     {27, "layer3.0.conv2", "conv", 3, 2, 1, {256, 28, 28}, {256, 14, 14}, 589824, 115605504},
     {28, "layer3.0.conv3", "conv", 1, 1, 0, {256, 14, 14}, {1024, 14, 14}, 262144, 51380224},
-    {29, "layer3.0.downsample.0", "conv", 1, 2, 0, {512, 28, 28}, {1024, 14, 14}, 524288, 102760448},
+    {29,
+     "layer3.0.downsample.0",
+     "conv",
+     1,
+     2,
+     0,
+     {512, 28, 28},
+     {1024, 14, 14},
+     524288,
+     102760448},
     {30, "layer3.1.conv1", "conv", 1, 1, 0, {1024, 14, 14}, {256, 14, 14}, 262144, 51380224},
     {31, "layer3.1.conv2", "conv", 3, 1, 1, {256, 14, 14}, {256, 14, 14}, 589824, 115605504},
     {32, "layer3.1.conv3", "conv", 1, 1, 0, {256, 14, 14}, {1024, 14, 14}, 262144, 51380224},
@@ -72,7 +81,16 @@ const Row kTable[] = {
     {45, "layer4.0.conv1", "conv", 1, 1, 0, {1024, 14, 14}, {512, 14, 14}, 524288, 102760448},
     {46, "layer4.0.conv2", "conv", 3, 2, 1, {512, 14, 14}, {512, 7, 7}, 2359296, 115605504},
     {47, "layer4.0.conv3", "conv", 1, 1, 0, {512, 7, 7}, {2048, 7, 7}, 1048576, 51380224},
-    {48, "layer4.0.downsample.0", "conv", 1, 2, 0, {1024, 14, 14}, {2048, 7, 7}, 2097152, 102760448},
+    {48,
+     "layer4.0.downsample.0",
+     "conv",
+     1,
+     2,
+     0,
+     {1024, 14, 14},
+     {2048, 7, 7},
+     2097152,
+     102760448},
     {49, "layer4.1.conv1", "conv", 1, 1, 0, {2048, 7, 7}, {512, 7, 7}, 1048576, 51380224},
     {50, "layer4.1.conv2", "conv", 3, 1, 1, {512, 7, 7}, {512, 7, 7}, 2359296, 115605504},
     {51, "layer4.1.conv3", "conv", 1, 1, 0, {512, 7, 7}, {2048, 7, 7}, 1048576, 51380224},
@@ -99,10 +117,11 @@ TEST_SUITE("unit") {
       REQUIRE(by_name.count(r.name) == 1);
       const std::size_t li = by_name[r.name];
       const LayerSummary& l = step.layers()[li];
-      MESSAGE(fmt::format("{:>2} {:<22} in {} / {}  out {} / {}  params {} / {}  MACs {:.0f} / {:.0f}"
-                          "  (expected / actual)",
-                          r.index, r.name, to_string(r.in), to_string(l.in), to_string(r.out),
-                          to_string(l.out), r.params, l.params, r.macs, l.fwd_macs));
+      MESSAGE(
+          fmt::format("{:>2} {:<22} in {} / {}  out {} / {}  params {} / {}  MACs {:.0f} / {:.0f}"
+                      "  (expected / actual)",
+                      r.index, r.name, to_string(r.in), to_string(l.in), to_string(r.out),
+                      to_string(l.out), r.params, l.params, r.macs, l.fwd_macs));
       CHECK(l.in == r.in);
       CHECK(l.out == r.out);
       CHECK(l.params == r.params);
@@ -167,9 +186,10 @@ TEST_SUITE("unit") {
     double macs = 0;
     std::int64_t params = 0;
     for (const Row& r : kTable) macs += r.macs, params += r.params;
-    MESSAGE(fmt::format("table sum MACs {:.0f}; model forward MACs expected 4089184256 actual {:.0f}"
-                        " (FLOPs = 2 x MACs = {:.0f})",
-                        macs, step.totals().forward_macs, 2 * step.totals().forward_macs));
+    MESSAGE(
+        fmt::format("table sum MACs {:.0f}; model forward MACs expected 4089184256 actual {:.0f}"
+                    " (FLOPs = 2 x MACs = {:.0f})",
+                    macs, step.totals().forward_macs, 2 * step.totals().forward_macs));
     CHECK(macs == 4'089'184'256.0);
     CHECK(step.totals().forward_macs == 4'089'184'256.0);
     CHECK(params + 53'120 == 25'557'032);

@@ -31,8 +31,8 @@ OpId id_of(const TrainingStep& s, const std::string& name) {
 
 TEST_SUITE("unit") {
   TEST_CASE("conv and linear backward is twice forward per layer and the first conv has no dgrad") {
-    for (const char* name : {"resnet50", "resnet50_v1", "vgg16", "alexnet", "googlenet_aux",
-                             "inception_v3"}) {
+    for (const char* name :
+         {"resnet50", "resnet50_v1", "vgg16", "alexnet", "googlenet_aux", "inception_v3"}) {
       const Model m = zoo_model(name);
       const TrainingStep s = build_training_step(m, {});
       // layer -> forward, dgrad and wgrad FLOPs of its matrix ops
@@ -55,8 +55,8 @@ TEST_SUITE("unit") {
         }
         ++checked;
       }
-      MESSAGE(fmt::format("{}: {} conv/linear layers checked, {} without dgrad", name, checked,
-                          first));
+      MESSAGE(
+          fmt::format("{}: {} conv/linear layers checked, {} without dgrad", name, checked, first));
       CHECK(first == 1);
     }
   }
@@ -64,8 +64,10 @@ TEST_SUITE("unit") {
   TEST_CASE("ResNet-50 training MACs per image are 3x forward minus the first conv") {
     const TrainingStep s = build_training_step(zoo_model("resnet50"), {});
     const double train = s.totals().forward_macs + s.totals().backward_macs;
-    MESSAGE(fmt::format("ResNet-50 training MACs/image expected 12149538816 actual {:.0f} "
-                        "({:.2f} GFLOP)", train, 2 * train / 1e9));
+    MESSAGE(
+        fmt::format("ResNet-50 training MACs/image expected 12149538816 actual {:.0f} "
+                    "({:.2f} GFLOP)",
+                    train, 2 * train / 1e9));
     CHECK(train == 12'149'538'816.0);  // models.md §7
     CHECK(s.totals().backward_macs == 2.0 * 4'089'184'256.0 - 118'013'952.0);
   }
@@ -179,8 +181,8 @@ TEST_SUITE("unit") {
     boost::topological_sort(g, std::back_inserter(order));  // throws on a cycle
     CHECK(order.size() == s.ops().size());
     CHECK(s.critical_path_flops() > 0.0);
-    CHECK(s.critical_path_flops() <= s.totals().forward_flops + s.totals().backward_flops +
-                                          s.totals().optimizer_flops);
+    CHECK(s.critical_path_flops() <=
+          s.totals().forward_flops + s.totals().backward_flops + s.totals().optimizer_flops);
   }
 
   TEST_CASE("optimizer as one fused op or one op per tensor") {

@@ -37,9 +37,10 @@ TEST_SUITE("unit") {
       if (n.starts_with("encoder.layer.0.")) layer0 += s.params[i];
       if (n.starts_with("pooler.")) pooler += s.params[i];
     }
-    MESSAGE(fmt::format("embeddings expected 31782912 actual {}; per layer expected 12596224 "
-                        "actual {}; pooler expected 1049600 actual {}",
-                        embeddings, layer0, pooler));
+    MESSAGE(
+        fmt::format("embeddings expected 31782912 actual {}; per layer expected 12596224 "
+                    "actual {}; pooler expected 1049600 actual {}",
+                    embeddings, layer0, pooler));
     CHECK(embeddings == 31'782'912);  // models.md §6
     CHECK(layer0 == 12'596'224);
     CHECK(pooler == 1'049'600);
@@ -52,9 +53,10 @@ TEST_SUITE("unit") {
       const double body = s == 128 ? 39'460'012'032.0 : 167'503'724'544.0;
       CHECK(body == body_macs(24, static_cast<double>(s), 1024));
       const double expected = body + 1024.0 * 1024.0;
-      MESSAGE(fmt::format("BERT-large S={}: forward MACs expected {:.0f} (body {:.0f} + pooler) "
-                          "actual {:.0f}",
-                          s, expected, body, step.totals().forward_macs));
+      MESSAGE(
+          fmt::format("BERT-large S={}: forward MACs expected {:.0f} (body {:.0f} + pooler) "
+                      "actual {:.0f}",
+                      s, expected, body, step.totals().forward_macs));
       CHECK(step.seq_len() == s);
       CHECK(step.totals().forward_macs == expected);
     }
@@ -65,7 +67,8 @@ TEST_SUITE("unit") {
       const char* name;
       double layers, d, body, head;
     };
-    const Row rows[] = {  // models.md §6, S = 1024
+    const Row rows[] = {
+        // models.md §6, S = 1024
         {"gpt2_small", 12, 768, 106'300'440'576.0, 39'523'713'024.0},
         {"gpt2_medium", 24, 1024, 360'777'252'864.0, 52'698'284'032.0},
         {"gpt2_large", 36, 1280, 821'412'495'360.0, 65'872'855'040.0},
@@ -74,11 +77,11 @@ TEST_SUITE("unit") {
     for (const Row& r : rows) {
       const TrainingStep step = build_training_step(zoo_model(r.name), {});
       CHECK(r.body == body_macs(r.layers, 1024, r.d));
-      MESSAGE(fmt::format("{}: forward MACs expected {:.0f} actual {:.0f}; training MACs "
-                          "expected 3x = {:.0f} actual {:.0f}",
-                          r.name, r.body + r.head, step.totals().forward_macs,
-                          3 * (r.body + r.head),
-                          step.totals().forward_macs + step.totals().backward_macs));
+      MESSAGE(
+          fmt::format("{}: forward MACs expected {:.0f} actual {:.0f}; training MACs "
+                      "expected 3x = {:.0f} actual {:.0f}",
+                      r.name, r.body + r.head, step.totals().forward_macs, 3 * (r.body + r.head),
+                      step.totals().forward_macs + step.totals().backward_macs));
       CHECK(step.seq_len() == 1024);
       CHECK(step.totals().forward_macs == r.body + r.head);
       // Every GEMM's input needs a gradient, so backward = 2 × forward exactly.
@@ -108,8 +111,8 @@ TEST_SUITE("unit") {
     const double fwd = qk.flops + ops.at("av")->flops;
     const double bwd = ops.at("qk.dgrad_q")->flops + ops.at("qk.dgrad_k")->flops +
                        ops.at("av.dgrad_p")->flops + ops.at("av.dgrad_v")->flops;
-    MESSAGE(fmt::format("attention S×S products: forward {:.0f} FLOP, backward {:.0f} FLOP", fwd,
-                        bwd));
+    MESSAGE(
+        fmt::format("attention S×S products: forward {:.0f} FLOP, backward {:.0f} FLOP", fwd, bwd));
     CHECK(bwd == 2.0 * fwd);
   }
 
@@ -145,8 +148,8 @@ TEST_SUITE("unit") {
     CHECK(losses == 2);
     CHECK(s.totals().params == 336'226'108);
     // MLM decoder over every token: S·d·V MACs on top of the encoder, pooler, transform, NSP.
-    const double expected = 39'460'012'032.0 + 1024.0 * 1024 + 128.0 * 1024 * 1024 +
-                            128.0 * 1024 * 30522 + 1024.0 * 2;
+    const double expected =
+        39'460'012'032.0 + 1024.0 * 1024 + 128.0 * 1024 * 1024 + 128.0 * 1024 * 30522 + 1024.0 * 2;
     MESSAGE(fmt::format("forward MACs expected {:.0f} actual {:.0f}", expected,
                         s.totals().forward_macs));
     CHECK(s.totals().forward_macs == expected);
