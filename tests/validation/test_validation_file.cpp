@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
 
 #include "common/config_error.hpp"
+#include "platforms/platform.hpp"
 #include "validation/validation_file.hpp"
 
 using scalecast::common::ConfigError;
@@ -187,5 +190,31 @@ TEST_SUITE("unit") {
     CHECK(f.points.size() == 96);
     CHECK(anchors == 40);
     CHECK(predict == 56);
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE("every system of the public set has a platform file that loads") {
+    const ValidationFile f =
+        load_validation_file(std::string(SCALECAST_SOURCE_DIR) + "/validation/public.yaml");
+    std::set<std::string> systems;
+    for (const ValidationPoint& p : f.points) systems.insert(p.system);
+    CHECK(systems.size() == 14);  // FORMAT.md section 4
+    for (const std::string& s : systems) {
+      INFO("platform " << s);
+      const scalecast::platforms::Platform platform = scalecast::platforms::load_platform(s);
+      CHECK(platform.name == s);
+      // The largest point of the system fits on the machine.
+      int gpus = 0;
+      int per_node = 0;
+      for (const ValidationPoint& p : f.points) {
+        if (p.system != s) continue;
+        gpus = std::max(gpus, p.gpus);
+        per_node = std::max(per_node, p.gpus_per_node());
+      }
+      const auto& node = platform.node_types.at(platform.partitions.at(0).node_type);
+      CHECK(platform.total_nodes() * node.gpu_count >= gpus);
+      CHECK(node.gpu_count >= per_node);
+    }
   }
 }
