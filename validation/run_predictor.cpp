@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
+#include "models/zoo.hpp"
 
 namespace scalecast::validation {
 namespace {
@@ -64,19 +66,49 @@ std::string platform_ref(const Configuration& c) {
   return p.is_absolute() ? p.string() : (std::filesystem::path(c.base_dir) / p).string();
 }
 
+// What a scenario cannot say: a sequence length other than the model's default (scenarios have
+// no seq_len key), or a model the zoo does not know.
+void check_expressible(const Configuration& c) {
+  models::Model model;
+  try {
+    model = models::load_model(c.model);
+  } catch (const std::invalid_argument& e) {
+    throw Unsupported(e.what());
+  }
+  if (c.seq_len && model.input.tokens && *c.seq_len != model.input.seq_len) {
+    throw Unsupported(fmt::format(
+        "sequence length {} is not expressible: scenarios have no seq_len key and {} defaults "
+        "to {}",
+        *c.seq_len, c.model, model.input.seq_len));
+  }
+}
+
 }  // namespace
 
 std::string scenario_yaml(const Configuration& c) {
+  // Scenario format: scenarios/README.md (sim/scenario.cpp).
   std::string y = "# Written by scalecast validate for one validation configuration.\n";
   y += fmt::format("platform: \"{}\"\n", platform_ref(c));
   y += fmt::format("model: \"{}\"\n", c.model);
-  if (c.seq_len) y += fmt::format("seq_len: {}\n", *c.seq_len);
-  y += fmt::format("precision: {}\n", c.precision);
+  // amp_fp16 is the fp16 mixed-precision recipe; "unknown" arrives here as fp32 (FORMAT.md 5.6).
+  y += fmt::format("precision: {}\n", c.precision == "amp_fp16" ? "fp16" : c.precision);
   y += fmt::format("batch_per_gpu: {}\n", c.batch_per_gpu);
   y += fmt::format("nodes: {}\n", c.nodes);
   y += fmt::format("gpus_per_node: {}\n", c.gpus / c.nodes);
-  y += fmt::format("strategy: {}\n", to_string(c.strategy));
-  if (!c.comm.empty()) y += fmt::format("comm: [{}]\n", fmt::join(c.comm, ", "));
+  // One GPU and synchronous all-reduce are both data parallelism (one rank has nothing to
+  // reduce); parameter servers are passed on by name and the engine decides.
+  const bool data_parallel = c.strategy == Strategy::kNone || c.strategy == Strategy::kAllreduce;
+  y += fmt::format("strategy: {}\n", data_parallel ? "data_parallel" : to_string(c.strategy));
+  // comm: GPU collectives (nccl) or MPI reducing in host memory (mpi_cpu); absent = the
+  // engine's default. tcp/rdma are transports the platform's network model stands for.
+  const auto has = [&](const char* what) {
+    return std::find(c.comm.begin(), c.comm.end(), what) != c.comm.end();
+  };
+  if (has("mpi_cpu")) {
+    y += "allreduce:\n  library: mpi\n";
+  } else if (has("nccl")) {
+    y += "allreduce:\n  library: nccl\n";
+  }
   y += fmt::format("framework_efficiency: {:.17g}\n", c.framework_efficiency);
   return y;
 }
@@ -120,6 +152,7 @@ RunPredictor::RunPredictor(std::string scalecast_exe, std::string work_dir)
     : exe_(std::move(scalecast_exe)), work_dir_(std::move(work_dir)) {}
 
 Prediction RunPredictor::predict(const Configuration& config) const {
+  check_expressible(config);
   const std::string scenario = scenario_yaml(config);
   int index;
   {
@@ -135,7 +168,14 @@ Prediction RunPredictor::predict(const Configuration& config) const {
   std::string output;
   const int rc =
       run_process({exe_, "-q", "run", scenario_path, "--out", (dir / "out").string()}, output);
-  if (rc == 1 || rc == 3) throw Unsupported(first_error_line(output));
+  if (rc == 1 || rc == 3) {
+    // The temporary folder would make reports differ from run to run: name the file only.
+    std::string reason = first_error_line(output);
+    for (std::size_t at; (at = reason.find(scenario_path)) != std::string::npos;) {
+      reason.replace(at, scenario_path.size(), "scenario.yaml");
+    }
+    throw Unsupported(reason);
+  }
   if (rc != 0) {
     throw std::runtime_error(fmt::format("scalecast run {} failed (exit {}): {}", scenario_path, rc,
                                          first_error_line(output)));
