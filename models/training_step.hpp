@@ -16,7 +16,8 @@
 //     waits for the wgrads of linears tied to the table);
 //   - buckets(bytes) fuses consecutive ready gradients up to `bytes` per bucket;
 //   - the optimizer waits only for gradient producers; in data parallel the engine adds the
-//     all-reduce of each bucket in front of it (fused: one op; per tensor: GradientTensor::update_op).
+//     all-reduce of each bucket in front of it (fused: one op; per tensor:
+//     GradientTensor::update_op).
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstddef>
