@@ -28,8 +28,12 @@ std::vector<ClassRule> default_rules() {
        EventClass::kComm},
       {RuleField::kName, "[Mm]emcpy|[Mm]emset|MEMCPY|MEMSET", EventClass::kMemcpy},
       {RuleField::kCategory, "^gpu_mem(cpy|set)$", EventClass::kMemcpy},
-      {RuleField::kStream, "^comm", EventClass::kComm},
-      {RuleField::kStream, "^(copy|h2d|d2h)", EventClass::kMemcpy},
+      // scalecast's own trace.json: category = stream ("compute", "comm", "copy"), thread
+      // names "gpu0/comm".
+      {RuleField::kCategory, "^comm$", EventClass::kComm},
+      {RuleField::kCategory, "^copy$", EventClass::kMemcpy},
+      {RuleField::kStream, "(^|/)comm", EventClass::kComm},
+      {RuleField::kStream, "(^|/)(copy|h2d|d2h)", EventClass::kMemcpy},
   };
 }
 
@@ -38,6 +42,8 @@ std::vector<ClassRule> default_rules() {
 // implicit-GEMM convolutions carry "gemm" in their names.
 const std::vector<std::pair<std::string, std::string>>& default_op_rules() {
   static const std::vector<std::pair<std::string, std::string>> rules = {
+      // Layer names of fully connected layers first: their ".wgrad" is a GEMM, not a conv.
+      {"(^|[._/])(fc|linear|dense|classifier)[0-9]*([._/]|$)", "gemm"},
       {"conv|wgrad|dgrad|winograd|implicit_gemm|implicit_convolve|fprop|xmma_fprop|scudnn", "conv"},
       {"gemm|matmul|cublas|addmm|(^|[._/])(mm|bmm|fc|linear|dense)([._/]|$)", "gemm"},
       {"norm|(^|[._/])bn[0-9]*([._/]|$)", "normalization"},

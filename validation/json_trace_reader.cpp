@@ -240,6 +240,10 @@ class Builder {
         ev.bytes = args["bytes"].get<double>();
       if (args.contains("class") && args["class"].is_string())
         ev.op_class = args["class"].get<std::string>();
+      // scalecast's trace.json numbers the iteration of every event.
+      if (args.contains("iteration") && args["iteration"].is_number_integer()) {
+        ev.iteration = args["iteration"].get<int>();
+      }
     }
     raw_.push_back({std::move(ev)});
   }

@@ -196,13 +196,13 @@ RunScenarioSimulator::RunScenarioSimulator(std::string scalecast_exe, std::strin
 Trace RunScenarioSimulator::simulate(const std::string& scenario_path) const {
   const std::string out = (std::filesystem::path(work_dir_) / "simulated").string();
   std::string output;
-  const int rc = run_process({exe_, "-q", "run", scenario_path, "--out", out, "--trace"}, output);
+  const int rc = run_process({exe_, "-q", "run", scenario_path, "--out", out}, output);
   if (rc != 0) {
     throw std::runtime_error(fmt::format("scalecast run {} failed (exit {}): {}", scenario_path, rc,
                                          first_error_line(output)));
   }
   TraceReadOptions options = options_;
-  options.format = TraceFormat::kChrome;
+  options.format = TraceFormat::kChrome;  // trace.json: Chrome format, iterations in args
   return read_trace((std::filesystem::path(out) / "trace.json").string(), options);
 }
 

@@ -78,7 +78,11 @@ TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
         "{}: no device events (kernels, copies or device ops) in the trace", trace.source));
   }
   const std::vector<IterationMarker> markers = step_markers(trace);
-  const int n_iter = markers.empty() ? 1 : static_cast<int>(markers.size());
+  // Without markers, iterations numbered by the source (our trace.json) or one for the file.
+  int n_iter = markers.empty() ? 1 : static_cast<int>(markers.size());
+  if (markers.empty()) {
+    for (const TraceEvent& e : trace.events) n_iter = std::max(n_iter, e.iteration + 1);
+  }
   struct Acc {
     std::vector<Interval> compute, comm, copy;
     std::int64_t first = std::numeric_limits<std::int64_t>::max();

@@ -40,7 +40,9 @@ struct TraceMetrics {
 
 // Puts every device event into the iteration whose window contains its start: from one marker
 // start to the next (device work lags host markers); the last window extends one step length
-// past its marker. Events already assigned (nsys launch correlation) keep their iteration.
+// past its marker. Events already assigned (nsys launch correlation, the iteration number of our
+// own trace.json) keep their iteration; without markers the rest is iteration 0. Without
+// markers, an iteration lasts from its first device event's start to its last one's end.
 void assign_iterations(Trace& trace);
 
 TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,

@@ -152,6 +152,25 @@ TEST_SUITE("unit") {
     CHECK(s.op_class_s.at("conv") == doctest::Approx(1 * kMs));
   }
 
+  TEST_CASE("scalecast trace.json: stream categories and numbered iterations") {
+    TraceReadOptions options;
+    options.format = TraceFormat::kChrome;
+    Trace t = read_trace(data("scalecast_trace.json"), options);
+    const TraceMetrics m = compute_metrics(t, options.classifier);
+    CHECK(m.device == "node0000");
+    CHECK(m.iteration_count == 3);
+    CHECK(m.steady_count == 2);
+    const IterationMetrics& s = m.median;
+    CHECK(s.iteration_s == doctest::Approx(7.5 * kMs));  // first start to last end
+    CHECK(s.compute_s == doctest::Approx(5 * kMs));
+    CHECK(s.comm_s == doctest::Approx(3 * kMs));
+    CHECK(s.exposed_comm_s == doctest::Approx(2 * kMs));
+    CHECK(s.copy_s == doctest::Approx(0.5 * kMs));
+    CHECK(s.idle_s == doctest::Approx(0.0));
+    CHECK(s.op_class_s.at("conv") == doctest::Approx(3 * kMs));
+    CHECK(s.op_class_s.at("gemm") == doctest::Approx(2 * kMs));
+  }
+
   TEST_CASE("user rules classify custom communication kernels") {
     const std::string text =
         R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"dpsk::ep::internode::dispatch",)"

@@ -77,3 +77,19 @@ for k in range(4):
         lines += be(2, "NCCL_ALLREDUCE", b + 20000, b + 25000)
         lines += [json.dumps({"ph": "E", "ts": b + 25000, "pid": 2}) + ","]
 open("horovod_truncated.json", "w").write("\n".join(lines) + "\n")
+
+# scalecast's own trace.json (sim/outputs.cpp): pid = node, tid = gpu*3 + stream, cat = stream
+# name, args.iteration; no step markers. Per iteration (10 ms apart): compute [0,5] ms,
+# comm [4,7] ms, copy [7,7.5] ms.
+ev = [{"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "node0000"}}]
+for tid, stream in enumerate(["compute", "comm", "copy"]):
+    ev.append({"name": "thread_name", "ph": "M", "pid": 0, "tid": tid, "args": {"name": f"gpu0/{stream}"}})
+for k in range(3):
+    b = k * 10000.0
+    ev += [
+        {"name": "conv1.fwd", "cat": "compute", "ph": "X", "pid": 0, "tid": 0, "ts": b, "dur": 3000.0, "args": {"iteration": k, "tier": "exact"}},
+        {"name": "fc.wgrad", "cat": "compute", "ph": "X", "pid": 0, "tid": 0, "ts": b + 3000.0, "dur": 2000.0, "args": {"iteration": k, "tier": "exact"}},
+        {"name": "allreduce.bucket0", "cat": "comm", "ph": "X", "pid": 0, "tid": 1, "ts": b + 4000.0, "dur": 3000.0, "args": {"iteration": k, "bytes": 1e6}},
+        {"name": "h2d.input", "cat": "copy", "ph": "X", "pid": 0, "tid": 2, "ts": b + 7000.0, "dur": 500.0, "args": {"iteration": k}},
+    ]
+json.dump({"displayTimeUnit": "ns", "traceEvents": ev}, open("scalecast_trace.json", "w"))
