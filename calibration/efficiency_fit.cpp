@@ -37,6 +37,11 @@ RateFit RateFit::fit(const std::vector<RateSample>& samples, std::size_t quadrat
         fmt::format("fit: {} samples for {} coefficients", samples.size(), nf));
   RateFit f;
   f.quadratic_ = quadratic;
+  f.min_rate_ = INFINITY;
+  for (const auto& s : samples) {
+    f.min_rate_ = std::min(f.min_rate_, s.rate);
+    f.max_rate_ = std::max(f.max_rate_, s.rate);
+  }
   f.points_ = static_cast<int>(samples.size());
   f.mean_.assign(nv, 0.0);
   f.scale_.assign(nv, 0.0);
@@ -96,7 +101,7 @@ double RateFit::rate(const std::vector<double>& vars) const {
     }
     s += rsum / wsum;
   }
-  return std::exp(s);
+  return std::clamp(std::exp(s), min_rate_, max_rate_);
 }
 
 AlphaBetaFit AlphaBetaFit::fit(const std::vector<double>& bytes, const std::vector<double>& t) {

@@ -29,7 +29,9 @@ class RateFit {
   static RateFit fit(const std::vector<RateSample>& samples, std::size_t quadratic,
                      double ridge = 1e-3, double smoothing_bandwidth = 0.0);
 
-  double rate(const std::vector<double>& vars) const;  // predicted rate (clamped inputs)
+  // Predicted rate: inputs clamped to the fitted range, output to the measured rates' range
+  // (a quadratic can overshoot between data points; no prediction beats the best measurement).
+  double rate(const std::vector<double>& vars) const;
   int points() const { return points_; }
   double rms_log_error() const { return rms_log_error_; }  // on the fitted samples
   std::size_t variables() const { return mean_.size(); }
@@ -42,6 +44,7 @@ class RateFit {
   std::vector<double> features(const std::vector<double>& vars) const;
   std::vector<double> mean_, scale_, lo_, hi_, beta_;
   std::size_t quadratic_ = 0;
+  double min_rate_ = 0.0, max_rate_ = 0.0;
   double bandwidth_ = 0.0;
   std::vector<std::vector<double>> train_z_;
   std::vector<double> residual_;
