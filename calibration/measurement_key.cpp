@@ -9,8 +9,9 @@
 namespace scalecast::calibration {
 
 std::string MeasurementKey::signature() const {
-  std::string s = fmt::format("{} {} {} {}{} {}", device, op, pass, common::to_string(dtype),
-                              tensor_core ? "+tc" : "", selection);
+  std::string s = fmt::format("{} {} {} {}{}", device, op, pass, common::to_string(dtype),
+                              tensor_core ? "+tc" : "");
+  if (!selection.empty()) s += " " + selection;
   for (const auto& [name, v] : dims) s += fmt::format(" {}={}", name, v);
   return s;
 }

@@ -184,8 +184,9 @@ TEST_SUITE("unit") {
                       "\"v100-sxm2\")");
     CHECK_THROWS_WITH(
         CalibratedCostModel(db).op_time(gemm_op(64, 64, 64, DType::kFp8, true), t::v100()),
-        "cost model: GPU 'v100-sxm2' has no fp8 tensor-core peak for v100-sxm2 gemm any fp8+tc  "
-        "k=64 m=64 n=64 trans_a=0 trans_b=0");
+        "cost model: GPU 'v100-sxm2' has no fp8 tensor-core peak for v100-sxm2 gemm any fp8+tc "
+        "k=64 "
+        "m=64 n=64 trans_a=0 trans_b=0");
     CHECK_THROWS_WITH(CalibratedCostModel(db).op_time(gemm_op(0, 64, 64), t::v100()),
                       "op 'gemm': a gemm needs positive m, n, k");
   }
