@@ -105,6 +105,7 @@ KernelRequest request_for(const MeasurementKey& key) {
     r.size_bytes = d("bytes");
   } else if (key.op == "collective") {
     r.kind = KernelKind::kCollective;
+    r.tensor_core = false;
     r.collective = collective(key.pass);
     r.size_bytes = d("bytes");
   } else if (key.op == "file_read") {
@@ -151,7 +152,8 @@ std::vector<CalibrationJob> jobs_for_ops(const std::vector<models::Op>& ops,
 }
 
 std::vector<CalibrationJob> sweep_jobs(const std::string& device, const std::string& backend,
-                                       const std::vector<common::DType>& dtypes, SweepSize size) {
+                                       const std::vector<common::DType>& dtypes, SweepSize size,
+                                       int gpus) {
   const bool tiny = size == SweepSize::kTiny;
   std::vector<MeasurementKey> keys;
   for (const auto dtype : dtypes) {
@@ -209,6 +211,15 @@ std::vector<CalibrationJob> sweep_jobs(const std::string& device, const std::str
                             : std::vector<std::string>{"h2h"};
       for (const auto& dir : dirs)
         for (auto s : sizes) add("memcpy", dir, {{"bytes", s}});
+    }
+    if (backend == "cuda" && (dtype == common::DType::kFp32 || dtype == common::DType::kFp16)) {
+      // DeepBench's all-reduce sizes span 0.4 MB–258 MB (calibration.md §3); powers of 4 here.
+      const std::vector<std::int64_t> coll =
+          tiny ? std::vector<std::int64_t>{1 << 20}
+               : std::vector<std::int64_t>{1 << 16, 1 << 18, 1 << 20, 1 << 22,
+                                           1 << 24, 1 << 26, 1 << 28};
+      for (const char* kind : {"all_reduce", "all_gather", "reduce_scatter", "broadcast"})
+        for (auto s : coll) add("collective", kind, {{"bytes", s}, {"ranks", gpus}});
     }
   }
   std::vector<CalibrationJob> jobs;

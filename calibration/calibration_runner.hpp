@@ -26,10 +26,12 @@ std::vector<CalibrationJob> jobs_for_ops(const std::vector<models::Op>& ops,
                                          const std::string& device);
 
 enum class SweepSize { kTiny, kFull };
-// A generic grid: GEMMs, ResNet-like convs (three passes), memory-bound ops and copies (and, on
-// the cuda backend, NCCL collectives) in each dtype.
+// A generic grid: GEMMs, ResNet-like convs (three passes), memory-bound ops and copies in each
+// dtype, and on the cuda backend NCCL all-reduce/all-gather/reduce-scatter/broadcast size sweeps
+// over `gpus` ranks (with one GPU they are reported unsupported and skipped).
 std::vector<CalibrationJob> sweep_jobs(const std::string& device, const std::string& backend,
-                                       const std::vector<common::DType>& dtypes, SweepSize size);
+                                       const std::vector<common::DType>& dtypes, SweepSize size,
+                                       int gpus = 1);
 
 // The kernel request a key is measured with (shapes the key does not pin down, such as the
 // channel count of a batch-norm, get documented defaults; see README).

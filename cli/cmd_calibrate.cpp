@@ -110,7 +110,8 @@ int run_calibrate(const CalibrateOptions& o) {
   }
   const auto jobs = calibration::sweep_jobs(
       device, o.backend, dtypes,
-      o.sweep_size == "tiny" ? calibration::SweepSize::kTiny : calibration::SweepSize::kFull);
+      o.sweep_size == "tiny" ? calibration::SweepSize::kTiny : calibration::SweepSize::kFull,
+      backend->device_info().device_count);
   calibration::RunnerOptions ro;
   ro.out_path = o.out;
   ro.command = command_line(o);

@@ -191,4 +191,15 @@ std::string nccl_version_string(std::int64_t v) {
   return fmt::format("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100);
 }
 
+std::string catalog_key_for_gpu(const std::string& name, double memory_bytes) {
+  const auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+  if (has("H200")) return "h200-sxm";
+  if (has("H100")) return "h100-sxm5";
+  if (has("A100")) return memory_bytes > 50e9 ? "a100-sxm4-80gb" : "a100-sxm4-40gb";
+  if (has("V100")) return "v100-sxm2";
+  if (has("P100")) return "p100-sxm2";
+  if (has("K80")) return "k80-gk210";
+  return "";
+}
+
 }  // namespace scalecast::kernels

@@ -63,4 +63,9 @@ std::string cudnn_version_string(std::int64_t v);
 std::string cuda_version_string(std::int64_t v);
 std::string nccl_version_string(std::int64_t v);
 
+// Catalog key for a device name as cudaGetDeviceProperties reports it ("NVIDIA H200" →
+// "h200-sxm", "Tesla V100-SXM2-16GB" → "v100-sxm2", "NVIDIA A100-SXM4-80GB" → "a100-sxm4-80gb");
+// "" when the name is not in the catalog (the caller then needs --device-key).
+std::string catalog_key_for_gpu(const std::string& device_name, double memory_bytes);
+
 }  // namespace scalecast::kernels

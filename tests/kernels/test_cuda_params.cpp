@@ -84,6 +84,14 @@ TEST_SUITE("unit") {
     CHECK(nccl_counts(CollectiveKind::kAllReduce, 4096, 4, 4).send_count == 1024);
   }
 
+  TEST_CASE("device names map to catalog keys") {
+    CHECK(catalog_key_for_gpu("NVIDIA H200", 141e9) == "h200-sxm");
+    CHECK(catalog_key_for_gpu("Tesla V100-SXM2-16GB", 16e9) == "v100-sxm2");
+    CHECK(catalog_key_for_gpu("NVIDIA A100-SXM4-80GB", 80e9) == "a100-sxm4-80gb");
+    CHECK(catalog_key_for_gpu("NVIDIA A100-SXM4-40GB", 40e9) == "a100-sxm4-40gb");
+    CHECK(catalog_key_for_gpu("NVIDIA GeForce RTX 4090", 24e9).empty());
+  }
+
   TEST_CASE("library version numbers parse as the libraries encode them") {
     CHECK(cudnn_version_string(91900) == "9.19.0");
     CHECK(cuda_version_string(13000) == "13.0");
