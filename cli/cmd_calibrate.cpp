@@ -15,6 +15,8 @@
 #include "common/config_error.hpp"
 #include "common/precision.hpp"
 #include "kernels/kernel_backend.hpp"
+#include "models/training_step.hpp"
+#include "models/zoo.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -57,7 +59,9 @@ common::DType dtype_of(const std::string& text) {
 
 std::string command_line(const CalibrateOptions& o) {
   std::string c = fmt::format("scalecast calibrate --backend {}", o.backend);
-  if (!o.models.empty()) c += " --models " + fmt::format("{}", fmt::join(o.models, ","));
+  if (!o.models.empty())
+    c +=
+        fmt::format(" --models {} --batch {}", fmt::join(o.models, ","), fmt::join(o.batches, ","));
   if (o.sweep) c += " --sweep --sweep-size " + o.sweep_size;
   c += " --precision " + fmt::format("{}", fmt::join(o.precisions, ","));
   return c + " --out " + o.out;
@@ -86,12 +90,12 @@ int run_calibrate(const CalibrateOptions& o) {
   if (o.models.empty() == !o.sweep)
     throw common::ConfigError("command line", 0, 0, "calibrate",
                               "give either --models NAME[,NAME...] or --sweep");
-  if (!o.models.empty())
-    throw NotBuilt(
-        "calibrate --models needs the models layer (model zoo and training-step graphs), which "
-        "is not part of this build yet; use --sweep, or calibration::jobs_for_ops() from code");
   std::vector<common::DType> dtypes;
   for (const auto& p : o.precisions) dtypes.push_back(dtype_of(p));
+  for (int b : o.batches)
+    if (b < 1)
+      throw common::ConfigError("command line", 0, 0, "--batch",
+                                fmt::format("expected a batch size >= 1, got {}", b));
   kernels::TimingOptions timing;
   timing.min_sample_s = o.min_sample_s;
   std::unique_ptr<kernels::KernelBackend> backend;
@@ -108,10 +112,30 @@ int run_calibrate(const CalibrateOptions& o) {
     db = calibration::load_database(o.out);
     spdlog::info("calibrate: resuming {} ({} measurements present)", o.out, db.size());
   }
-  const auto jobs = calibration::sweep_jobs(
-      device, o.backend, dtypes,
-      o.sweep_size == "tiny" ? calibration::SweepSize::kTiny : calibration::SweepSize::kFull,
-      backend->device_info().device_count);
+  std::vector<calibration::CalibrationJob> jobs;
+  if (o.sweep) {
+    jobs = calibration::sweep_jobs(
+        device, o.backend, dtypes,
+        o.sweep_size == "tiny" ? calibration::SweepSize::kTiny : calibration::SweepSize::kFull,
+        backend->device_info().device_count);
+  } else {
+    // Every op of every model's training step at each batch size and precision; the runner
+    // measures each distinct measurement key once.
+    std::vector<models::Op> ops;
+    for (const auto& name : o.models) {
+      const models::Model model = models::load_model(name);
+      for (int b : o.batches)
+        for (const auto& p : o.precisions) {
+          models::StepOptions so;
+          so.batch = b;
+          so.precision = *common::parse_precision(p);
+          const auto step = models::build_training_step(model, so);
+          ops.insert(ops.end(), step.ops().begin(), step.ops().end());
+        }
+    }
+    jobs = calibration::jobs_for_ops(ops, device);
+    spdlog::info("calibrate: {} ops, {} distinct kernels", ops.size(), jobs.size());
+  }
   calibration::RunnerOptions ro;
   ro.out_path = o.out;
   ro.command = command_line(o);

@@ -1,9 +1,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "calibration/calibrated_cost_model.hpp"
 #include "deepbench_fixture.hpp"
+#include "models/training_step.hpp"
+#include "models/zoo.hpp"
 
 using namespace scalecast::calibration;
 using scalecast::common::DType;
@@ -189,5 +193,40 @@ TEST_SUITE("unit") {
         "m=64 n=64 trans_a=0 trans_b=0");
     CHECK_THROWS_WITH(CalibratedCostModel(db).op_time(gemm_op(0, 64, 64), t::v100()),
                       "op 'gemm': a gemm needs positive m, n, k");
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE("ResNet-50 training step priced on V100 from DeepBench") {
+    // Sum of per-op times (no overlap) against DLE-RN50 (calibration.md §9): FP32 batch 96
+    // 385 images/s, mixed batch 192 1,427 images/s on one V100. Kernel sums exclude framework
+    // overhead, so they should be faster than the end-to-end figure but the same order.
+    const CalibratedCostModel model(load_database(t::committed_db("v100-sxm2")));
+    const auto gpu = t::v100();
+    for (const auto& [precision, batch, measured_ips] :
+         {std::tuple{scalecast::common::Precision::kFp32, 96, 385.0},
+          std::tuple{scalecast::common::Precision::kFp16Mixed, 192, 1427.0}}) {
+      scalecast::models::StepOptions so;
+      so.batch = batch;
+      so.precision = precision;
+      const auto step =
+          scalecast::models::build_training_step(scalecast::models::zoo_model("resnet50"), so);
+      std::map<CostTier, int> tiers;
+      double total_s = 0;
+      for (const auto& op : step.ops()) {
+        const OpCost c = model.op_time(op, gpu);
+        ++tiers[c.tier];
+        total_s += c.time_s;
+      }
+      const double ips = batch / total_s;
+      MESSAGE(scalecast::common::to_string(precision)
+              << " batch " << batch << ": " << step.ops().size() << " ops, step " << total_s * 1e3
+              << " ms = " << ips << " images/s (measured end to end: " << measured_ips
+              << "); tiers exact " << tiers[CostTier::kExact] << ", interpolated "
+              << tiers[CostTier::kInterpolated] << ", fitted " << tiers[CostTier::kFitted]
+              << ", datasheet " << tiers[CostTier::kDatasheet]);
+      CHECK(ips > 0.5 * measured_ips);
+      CHECK(ips < 3.0 * measured_ips);
+    }
   }
 }

@@ -1,10 +1,13 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "calibration/calibrated_cost_model.hpp"
 #include "calibration/calibration_runner.hpp"
 #include "calibration/coverage.hpp"
+#include "models/training_step.hpp"
+#include "models/zoo.hpp"
 #include "resnet50_ops.hpp"
 
 using namespace scalecast::calibration;
@@ -18,6 +21,20 @@ scalecast::kernels::TimingOptions quick_timing() {
   t.min_samples = 3;
   t.max_total_s = 0.2;
   return t;
+}
+
+// The conv and GEMM ops of the zoo's ResNet-50 training step.
+std::vector<scalecast::models::Op> zoo_resnet50_conv_gemm(std::int64_t batch) {
+  scalecast::models::StepOptions so;
+  so.batch = batch;
+  const auto step =
+      scalecast::models::build_training_step(scalecast::models::zoo_model("resnet50"), so);
+  std::vector<scalecast::models::Op> out;
+  for (const auto& op : step.ops())
+    if (op.op_class == scalecast::models::OpClass::kConv ||
+        op.op_class == scalecast::models::OpClass::kGemm)
+      out.push_back(op);
+  return out;
 }
 
 std::string temp_path(const std::string& name) {
@@ -90,14 +107,24 @@ TEST_SUITE("unit") {
     // 23 distinct conv geometries (stem; 4 in layer1, where conv3 and the downsample agree;
     // 6 in each later stage) × 3 passes, the stem without bwd_data, plus 3 fc GEMMs.
     CHECK(jobs.size() == 23 * 3 - 1 + 3);
+    // The models layer's ResNet-50 has the same distinct conv kernels.
+    std::set<MeasurementKey> mine, zoo;
+    for (const auto& j : jobs)
+      if (j.key.op == "conv") mine.insert(j.key);
+    for (const auto& j : jobs_for_ops(zoo_resnet50_conv_gemm(2), "cpu-host"))
+      if (j.key.op == "conv") zoo.insert(j.key);
+    CHECK(zoo.size() == mine.size());
+    CHECK(zoo == mine);
   }
 }
 
 TEST_SUITE("slow") {
   TEST_CASE("cpu backend calibrates ResNet-50 conv and GEMM shapes at batch 2") {
     auto cpu = scalecast::kernels::make_cpu_backend(quick_timing());
-    const auto ops = testing::resnet50_conv_gemm_ops(2);
+    const auto ops = zoo_resnet50_conv_gemm(2);
     const auto jobs = jobs_for_ops(ops, "cpu-host");
+    MESSAGE("zoo ResNet-50 batch 2: " << ops.size() << " conv/GEMM ops, " << jobs.size()
+                                      << " distinct kernels");
     Database db;
     RunnerOptions o;
     o.out_path = temp_path("resnet50-cpu.yaml");
