@@ -90,7 +90,18 @@ CalibratedCostModel::CalibratedCostModel(const Database& db, CostModelOptions op
     samples[{k.device, k.op, k.pass, k.dtype, k.tensor_core}].push_back(
         {fit_variables(k, bytes), work / m->median_s});
   }
-  for (auto& [fam, pts] : families_) std::sort(pts.begin(), pts.end());
+  for (auto& [fam, pts] : families_) {
+    std::sort(pts.begin(), pts.end());
+    // Size sweeps of copies and collectives get a latency–bandwidth line (calibration.md §1).
+    if (fam.second != "bytes" || pts.size() < 3) continue;
+    std::vector<double> sizes, times;
+    for (const auto& [x, t] : pts) sizes.push_back(x), times.push_back(t);
+    try {
+      alpha_beta_[fam.first] = AlphaBetaFit::fit(sizes, times);
+    } catch (const std::invalid_argument&) {
+      // degenerate sweep (one distinct size): no line
+    }
+  }
   for (const auto& [group, s] : samples) {
     if (static_cast<int>(s.size()) < options_.min_fit_points) continue;
     try {
@@ -149,6 +160,13 @@ std::optional<double> CalibratedCostModel::interpolate(const MeasurementKey& key
 std::optional<double> CalibratedCostModel::fitted(const MeasurementKey& key,
                                                   const platforms::GpuSpec& gpu,
                                                   double bytes) const {
+  if (!fittable(key.op)) {
+    MeasurementKey fam = key;
+    fam.dims.erase("bytes");
+    const auto ab = alpha_beta_.find(fam);
+    if (ab == alpha_beta_.end()) return std::nullopt;
+    return ab->second.time_s(static_cast<double>(key.dim("bytes")));
+  }
   FitGroup g{key.device, key.op, key.pass, key.dtype, key.tensor_core};
   auto it = fits_.find(g);
   if (it == fits_.end() && key.op == "attention")  // per-head products priced as GEMMs

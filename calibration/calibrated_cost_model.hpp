@@ -47,6 +47,7 @@ class CalibratedCostModel : public CostModel {
   double framework_efficiency() const { return options_.framework_efficiency; }
 
   const std::map<FitGroup, RateFit>& fits() const { return fits_; }
+  const std::map<MeasurementKey, AlphaBetaFit>& alpha_beta_fits() const { return alpha_beta_; }
   std::vector<std::string> devices() const;
 
   // The rate-fit base variables of a key: (ln FLOPs, ln intensity) for compute classes,
@@ -66,6 +67,8 @@ class CalibratedCostModel : public CostModel {
   std::map<std::pair<MeasurementKey, std::string>, std::vector<std::pair<double, double>>>
       families_;
   std::map<FitGroup, RateFit> fits_;
+  // copies, collectives, file reads: t(S) = α + S/β per key without its size (e.g. per ranks)
+  std::map<MeasurementKey, AlphaBetaFit> alpha_beta_;
 };
 
 }  // namespace scalecast::calibration

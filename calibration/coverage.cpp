@@ -95,6 +95,10 @@ std::string describe_database(const Database& db) {
                                  : fmt::format("      {:<24} {:8.1f} GB/s\n", label, rate / 1e9);
     }
   }
+  if (!model.alpha_beta_fits().empty()) out += "\nlatency-bandwidth lines t(S) = alpha + S/beta:\n";
+  for (const auto& [key, ab] : model.alpha_beta_fits())
+    out += fmt::format("  {}: alpha {:.2f} us, beta {:.2f} GB/s ({} sizes)\n", key.signature(),
+                       ab.alpha_s * 1e6, ab.beta_Bps / 1e9, ab.points);
   return out;
 }
 

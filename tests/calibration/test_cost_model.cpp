@@ -158,6 +158,37 @@ TEST_SUITE("unit") {
     CHECK(near(b.time_s, bn.elements * 12.0 / (900e9 * 0.62), 1e-12));
   }
 
+  TEST_CASE("copy size sweeps fit a latency-bandwidth line") {
+    // Synthetic H2D copies: 10 µs + S / 12 GB/s, measured from 64 KiB to 16 MiB.
+    Database db;
+    db.add_source(t::test_source("syn", "v100-sxm2"));
+    for (std::int64_t s = 1 << 16; s <= 1 << 24; s *= 4) {
+      Measurement m;
+      m.key = {"v100-sxm2", "memcpy", "h2d", DType::kFp32, false, "fixed", {{"bytes", s}}};
+      m.median_s = m.min_s = 10e-6 + s / 12e9;
+      m.source = "syn";
+      db.put(m);
+    }
+    const CalibratedCostModel model(db);
+    REQUIRE(model.alpha_beta_fits().size() == 1);
+    const AlphaBetaFit& ab = model.alpha_beta_fits().begin()->second;
+    MESSAGE("alpha " << ab.alpha_s * 1e6 << " us (expected 10), beta " << ab.beta_Bps / 1e9
+                     << " GB/s (expected 12)");
+    CHECK(near(ab.alpha_s, 10e-6, 1e-6));
+    CHECK(near(ab.beta_Bps, 12e9, 1e-6));
+    Op copy;
+    copy.name = "input";
+    copy.op_class = OpClass::kMemcpy;
+    copy.bytes_read = double(1 << 30);
+    const OpCost c = model.op_time(copy, t::v100());
+    CHECK(c.tier == CostTier::kFitted);
+    CHECK(near(c.time_s, 10e-6 + (1 << 30) / 12e9, 1e-6));
+    // Unmeasured device: PCIe 3 x16 at 15.75 GB/s × 0.72 (hardware.md §1, Paleo).
+    auto a100 = t::v100();
+    a100.name = "other";
+    CHECK(near(model.op_time(copy, a100).time_s, (1 << 30) / (15.75e9 * 0.72), 1e-12));
+  }
+
   TEST_CASE("framework efficiency divides every answer") {
     const Database db = synthetic(true, true, 125);
     CostModelOptions o;
