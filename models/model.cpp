@@ -54,6 +54,12 @@ std::string_view to_string(OptimizerKind k) {
   return "?";
 }
 
+std::optional<OptimizerKind> parse_optimizer(std::string_view text) {
+  if (text == "sgd_momentum" || text == "sgd") return OptimizerKind::kSgdMomentum;
+  if (text == "adam" || text == "adamw") return OptimizerKind::kAdam;
+  return std::nullopt;
+}
+
 int find_layer(const Model& model, std::string_view name) {
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     if (model.layers[i].name == name) return static_cast<int>(i);

@@ -6,6 +6,7 @@
 // reported, at the layer's position in the model file.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,8 @@ enum class OptimizerKind {
 };
 
 std::string_view to_string(OptimizerKind k);
+// Accepts "sgd_momentum" (or "sgd") and "adam" (or "adamw"); nullopt otherwise.
+std::optional<OptimizerKind> parse_optimizer(std::string_view text);
 
 struct ModelInput {
   bool tokens = false;  // false: an image C×H×W; true: a sequence of token ids

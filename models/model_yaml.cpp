@@ -201,13 +201,9 @@ Model parse_model(const ConfigNode& root) {
   m.optimizer = m.input.tokens ? OptimizerKind::kAdam : OptimizerKind::kSgdMomentum;
   if (auto opt = root.optional("optimizer")) {
     const std::string o = opt->as_string();
-    if (o == "sgd_momentum" || o == "sgd") {
-      m.optimizer = OptimizerKind::kSgdMomentum;
-    } else if (o == "adam" || o == "adamw") {
-      m.optimizer = OptimizerKind::kAdam;
-    } else {
-      opt->fail(fmt::format("expected 'sgd_momentum' or 'adam', got \"{}\"", o));
-    }
+    const auto kind = parse_optimizer(o);
+    if (!kind) opt->fail(fmt::format("expected 'sgd_momentum' or 'adam', got \"{}\"", o));
+    m.optimizer = *kind;
   }
   Layer in;
   in.name = "input";

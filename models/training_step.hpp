@@ -5,9 +5,19 @@
 // all-reduce (Horovod tensor fusion, DDP buckets) sees.
 //
 // Contract used by calibration/ and sim/ (models/ implements it):
-//   - ops() is a topological order; predecessors(i) lists the ops op i waits for;
-//   - gradients() is in ready order, each naming the op after which it is ready;
-//   - buckets(bytes) fuses consecutive ready gradients up to `bytes` per bucket.
+//   - ops() is a topological order: every forward op (layer order), the loss op(s), then for
+//     each layer in reverse its backward ops (gradient accumulation when its output fed several
+//     layers, dgrad, wgrad, bias grad, or the one backward kernel of BN/LN/activations/pooling;
+//     the first layer has no dgrad), then the optimizer op(s);
+//   - predecessors(i) lists the ops op i waits for (real data dependencies: a layer's dgrad and
+//     wgrad both wait for its output gradient; nothing orders independent ops);
+//   - gradients() is in ready order, each naming the op after which it is ready (conv/linear:
+//     wgrad or bias grad; BN/LN: their backward kernel; embeddings: their scatter, which also
+//     waits for the wgrads of linears tied to the table);
+//   - buckets(bytes) fuses consecutive ready gradients up to `bytes` per bucket;
+//   - the optimizer waits only for gradient producers; in data parallel the engine adds the
+//     all-reduce of each bucket in front of it (fused: one op; per tensor:
+//     GradientTensor::update_op).
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstddef>

@@ -37,19 +37,15 @@ class FatTree final : public NetworkTopology {
   }
   void route(const MachineZone& zone, RouteSink& sink, int a, int b) const override {
     const int n = static_cast<int>(levels_.size());
-    int sa = a, sb = b, top = n;
+    int sa = a, sb = b;
     std::vector<int> down;
     for (int i = 0; i < n; ++i) {
       sa /= levels_[i].radix;
       sb /= levels_[i].radix;
-      if (sa == sb) {
-        top = i;
-        break;
-      }
+      if (sa == sb) break;  // lowest common switch: turn around here
       zone.push(sink, first_[i] + sa, false);
       down.push_back(first_[i] + sb);
     }
-    (void)top;
     for (auto it = down.rbegin(); it != down.rend(); ++it) zone.push(sink, *it, true);
   }
   void route_core(const MachineZone& zone, RouteSink& sink, int port,

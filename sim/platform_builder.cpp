@@ -123,6 +123,15 @@ std::unique_ptr<MachinePlatform> build_platform(simgrid::s4u::Engine& engine,
   const int nics = p.max_nics_per_node();
   const int nodes = static_cast<int>(chosen.size());
 
+  if (nodes > 1) {
+    for (const auto& [partition, type_index] : chosen) {
+      if (p.node_types[type_index].nic.count == 0) {
+        throw std::invalid_argument(
+            fmt::format("platform '{}': node type '{}' has no NIC, so {} nodes cannot talk", p.name,
+                        p.node_types[type_index].name, nodes));
+      }
+    }
+  }
   configure_network_model(options.network);
   auto* zone = new MachineZone(p.name);  // the first zone becomes the root; the engine owns it
   zone->keep_alive(state);
@@ -176,10 +185,6 @@ std::unique_ptr<MachinePlatform> build_platform(simgrid::s4u::Engine& engine,
     }
     zone->add_node(&t, &state->routes[type_index], first_link, first_port, client);
     out->nodes_.push_back(info);
-  }
-  if (nodes > 1 && nics == 0) {
-    throw std::invalid_argument(fmt::format(
-        "platform '{}': {} nodes requested but its node types have no NIC", p.name, nodes));
   }
   zone->set_network(build_network_topology(*zone, p.network, nodes, nics), nics);
 

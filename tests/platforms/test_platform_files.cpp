@@ -76,6 +76,22 @@ TEST_SUITE("unit") {
     CHECK(p.node_types[p.partitions[1].node_type].gpu.name == "a100-sxm4-80gb");
   }
 
+  TEST_CASE("the readme example platform parses") {
+    std::ifstream in(std::string(SCALECAST_SOURCE_DIR) + "/platforms/README.md");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string readme = text.str();
+    const auto begin = readme.find("```yaml\n", readme.find("<!-- example-platform -->"));
+    const auto end = readme.find("```\n<!-- /example-platform -->");
+    REQUIRE(begin != std::string::npos);
+    REQUIRE(end != std::string::npos);
+    const std::string yaml = readme.substr(begin + 8, end - begin - 8);
+    const Platform p =
+        parse_platform(yaml, "README.md", std::string(SCALECAST_SOURCE_DIR) + "/platforms");
+    CHECK(p.total_nodes() == 16);
+    CHECK(p.node_types[0].nic.bandwidth_Bps == doctest::Approx(3.125e9));
+  }
+
   TEST_CASE("schema documents every key in the readme") {
     std::ifstream in(std::string(SCALECAST_SOURCE_DIR) + "/platforms/README.md");
     std::stringstream text;

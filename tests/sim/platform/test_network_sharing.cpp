@@ -110,3 +110,66 @@ TEST_SUITE("unit") {
 
 }  // namespace
 }  // namespace scalecast::sim
+
+namespace scalecast::sim {
+namespace {
+
+// Factors by message size and link class (calibrated mode), and the per-client PFS cap.
+const char* kFactorsYaml = R"(
+name: factors
+node_types:
+  box:
+    cpu: {sockets: 1, cores_per_socket: 4}
+    gpus: {type: v100-sxm2, count: 2}
+    nics: {count: 1, bandwidth: 10GBps, latency: 1us}
+    links:
+      - {class: pcie, bandwidth: 20GBps, latency: 2us, between: [[cpu0, gpu0], [cpu0, gpu1], [cpu0, nic0]]}
+partitions:
+  - {name: all, node_type: box, nodes: 4}
+network:
+  topology: fat_tree
+  port_bandwidth: 10GBps
+  levels: [{radix: 8}]
+network_model:
+  factors:
+    - {class: pcie, max_size: 1MB, latency_factor: 10}
+    - {class: pcie, min_size: 1MB, bandwidth_factor: 0.5}
+    - {class: nic, bandwidth_factor: 0.8}
+storage:
+  pfs: {servers: 2, read_bandwidth: 100GBps, per_client_bandwidth: 4GBps}
+)";
+
+TEST_SUITE("unit") {
+  TEST_CASE("calibrated factors apply by bottleneck link class and message size") {
+    auto p = testing::build(testing::parse(kFactorsYaml), 2, NetworkMode::kCalibrated);
+    double small_s = 0.0, large_bw = 0.0, remote_bw = 0.0;
+    testing::run_actor(p->gpu(0, 0), [&] {
+      double t0 = simgrid::s4u::Engine::get_clock();
+      simgrid::s4u::Comm::sendto(p->gpu(0, 0), p->gpu(0, 1), 8);
+      small_s = simgrid::s4u::Engine::get_clock() - t0;
+      t0 = simgrid::s4u::Engine::get_clock();
+      simgrid::s4u::Comm::sendto(p->gpu(0, 0), p->gpu(0, 1), 1'000'000'000);
+      large_bw = 1e9 / (simgrid::s4u::Engine::get_clock() - t0);
+      t0 = simgrid::s4u::Engine::get_clock();
+      simgrid::s4u::Comm::sendto(p->gpu(0, 0), p->gpu(1, 0), 1'000'000'000);
+      remote_bw = 1e9 / (simgrid::s4u::Engine::get_clock() - t0);
+    });
+    // GPU0 -> CPU -> GPU1: two PCIe hops of 2 us; an 8-byte message is latency-bound.
+    MESSAGE("8 B: expected 10 x 4 us = 40 us, actual ", small_s * 1e6, " us");
+    CHECK(small_s == doctest::Approx(40e-6).epsilon(0.01));
+    MESSAGE("1 GB over PCIe: expected 0.5 x 20 = 10 GB/s, actual ", large_bw / 1e9, " GB/s");
+    CHECK(large_bw == doctest::Approx(10e9).epsilon(0.01));
+    MESSAGE("1 GB between nodes: expected 0.8 x 10 = 8 GB/s, actual ", remote_bw / 1e9, " GB/s");
+    CHECK(remote_bw == doctest::Approx(8e9).epsilon(0.01));
+  }
+
+  TEST_CASE("pfs per-client cap limits one client below its nic") {
+    auto p = testing::build(testing::parse(kFactorsYaml), 1);
+    const auto bw = testing::sequential_bandwidths({{p->pfs_servers()[0], p->cpu(0, 0), 1e10}});
+    MESSAGE("expected 4 GB/s (per_client_bandwidth; the NIC allows 10), actual ", bw[0] / 1e9);
+    CHECK(bw[0] == doctest::Approx(4e9).epsilon(0.01));
+  }
+}
+
+}  // namespace
+}  // namespace scalecast::sim

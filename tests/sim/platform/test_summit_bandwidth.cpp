@@ -103,6 +103,19 @@ TEST_SUITE("unit") {
     CHECK(rate == doctest::Approx(5.5e9).epsilon(0.01));
   }
 
+  TEST_CASE("full summit builds and its farthest nodes talk at the rail rate") {
+    auto p = testing::build(platforms::load_platform("summit"), 0);  // 0 = every node
+    CHECK(p->node_count() == 4608);
+    CHECK(p->gpu_type(4607) == "v100-sxm2-32gb");  // the last 54 nodes are high-memory
+    const auto r = route_names(p->gpu(0, 0), p->gpu(4607, 5));
+    CHECK(contains(r, "ft_l3.s0.up") == false);  // one top switch: routes turn at level 3
+    CHECK(contains(r, "ft_l2.s0.up"));
+    CHECK(contains(r, "ft_l2.s15.down"));
+    const auto bw = testing::sequential_bandwidths({{p->gpu(0, 0), p->gpu(4607, 5), kBytes}});
+    MESSAGE("expected 12.5 GB/s across the whole tree, actual ", bw[0] / 1e9, " GB/s");
+    CHECK(bw[0] == doctest::Approx(12.5e9).epsilon(0.01));
+  }
+
   TEST_CASE("link classes come from link names") {
     CHECK(link_class_of("nvlink.n0.gpu0-gpu1.up") == "nvlink");
     CHECK(link_class_of("ft_l2.s3.down") == "ft_l2");
