@@ -4,19 +4,26 @@ namespace scalecast::sim {
 
 std::string_view to_string(Algorithm a) {
   switch (a) {
-    case Algorithm::kRing: return "ring";
-    case Algorithm::kTree: return "tree";
-    case Algorithm::kHierarchical: return "hierarchical";
-    case Algorithm::kAuto: return "auto";
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kTree:
+      return "tree";
+    case Algorithm::kHierarchical:
+      return "hierarchical";
+    case Algorithm::kAuto:
+      return "auto";
   }
   return "?";
 }
 
 std::string_view to_string(Fidelity f) {
   switch (f) {
-    case Fidelity::kFlow: return "flow";
-    case Fidelity::kWave: return "wave";
-    case Fidelity::kAuto: return "auto";
+    case Fidelity::kFlow:
+      return "flow";
+    case Fidelity::kWave:
+      return "wave";
+    case Fidelity::kAuto:
+      return "auto";
   }
   return "?";
 }

@@ -74,8 +74,8 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   mailbox.resize(ranks);
   for (int r = 0; r < ranks; ++r)
     for (int c = 0; c < kChannelCount; ++c)
-      mailbox[r][c] = sg4::Mailbox::by_name(spec.name + "/" + std::to_string(r) + "/" +
-                                            std::to_string(c));
+      mailbox[r][c] =
+          sg4::Mailbox::by_name(spec.name + "/" + std::to_string(r) + "/" + std::to_string(c));
   plan.resize(spec.warmup + spec.iterations);
   plan_done.assign(plan.size(), 0);
   plan_mutex = sg4::Mutex::create();

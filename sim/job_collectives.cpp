@@ -18,8 +18,8 @@ namespace {
 int payload_token;  // mailbox payloads carry no data; only their simulated size matters
 
 void transfer(sg4::Mailbox* to, sg4::Mailbox* from, double put_bytes, bool do_get) {
-  sg4::CommPtr put = to ? to->put_async(&payload_token, static_cast<std::uint64_t>(put_bytes))
-                        : nullptr;
+  sg4::CommPtr put =
+      to ? to->put_async(&payload_token, static_cast<std::uint64_t>(put_bytes)) : nullptr;
   void* got = nullptr;
   sg4::CommPtr get = do_get ? from->get_async<void>(&got) : nullptr;
   if (put) put->wait();
@@ -35,7 +35,8 @@ EdgeStats edge_stats(const std::vector<std::pair<sg4::Host*, sg4::Host*>>& edges
     double latency = 0.0;
     a->route_to(b, links, &latency);
     s.alpha_max_s = std::max(s.alpha_max_s, latency);
-    for (const sg4::Link* l : links) s.bandwidth_min = std::min(s.bandwidth_min, l->get_bandwidth());
+    for (const sg4::Link* l : links)
+      s.bandwidth_min = std::min(s.bandwidth_min, l->get_bandwidth());
   }
   if (edges.empty()) s.bandwidth_min = 0.0;
   return s;
@@ -54,14 +55,16 @@ void Job::State::measure_edges() {
   const int intra_nodes = shortcut ? 1 : nodes;
   for (int n = 0; n < intra_nodes; ++n)
     for (int g = 0; g < gpus; ++g)
-      if (gpus > 1) e_intra.push_back({gpu_host[n * gpus + g], gpu_host[n * gpus + (g + 1) % gpus]});
+      if (gpus > 1)
+        e_intra.push_back({gpu_host[n * gpus + g], gpu_host[n * gpus + (g + 1) % gpus]});
   for (int n = 0; n < nodes && nodes > 1; ++n)
     for (int g = 0; g < gpus; ++g) {
       e_inter.push_back({gpu_host[n * gpus + g], gpu_host[((n + 1) % nodes) * gpus + g]});
       if (n > 0) e_tinter.push_back({gpu_host[n * gpus + g], gpu_host[((n - 1) / 2) * gpus + g]});
     }
   if (algorithm == Algorithm::kRing)
-    for (int r = 0; r < ranks && ranks > 1; ++r) e_flat.push_back({gpu_host[r], gpu_host[(r + 1) % ranks]});
+    for (int r = 0; r < ranks && ranks > 1; ++r)
+      e_flat.push_back({gpu_host[r], gpu_host[(r + 1) % ranks]});
   if (algorithm == Algorithm::kTree)
     for (int r = 1; r < ranks; ++r) e_tflat.push_back({gpu_host[r], gpu_host[(r - 1) / 2]});
   intra = edge_stats(e_intra);

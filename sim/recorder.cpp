@@ -7,9 +7,12 @@ namespace scalecast::sim {
 
 const char* to_string(LinkClass c) {
   switch (c) {
-    case LinkClass::kIntraNode: return "intra_node";
-    case LinkClass::kInterNode: return "inter_node";
-    case LinkClass::kHostDevice: return "host_device";
+    case LinkClass::kIntraNode:
+      return "intra_node";
+    case LinkClass::kInterNode:
+      return "inter_node";
+    case LinkClass::kHostDevice:
+      return "host_device";
   }
   return "?";
 }
@@ -87,8 +90,9 @@ std::vector<IterationRecord> Recorder::iterations() const {
     r.comm_total_s = covered(comm, m.start_s, m.end_s);
     out.push_back(r);
   }
-  std::sort(out.begin(), out.end(),
-            [](const IterationRecord& a, const IterationRecord& b) { return a.iteration < b.iteration; });
+  std::sort(out.begin(), out.end(), [](const IterationRecord& a, const IterationRecord& b) {
+    return a.iteration < b.iteration;
+  });
   return out;
 }
 

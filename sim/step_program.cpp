@@ -8,9 +8,12 @@ namespace scalecast::sim {
 
 const char* to_string(Stream s) {
   switch (s) {
-    case Stream::kCompute: return "compute";
-    case Stream::kComm: return "comm";
-    case Stream::kCopy: return "copy";
+    case Stream::kCompute:
+      return "compute";
+    case Stream::kComm:
+      return "comm";
+    case Stream::kCopy:
+      return "copy";
   }
   return "?";
 }

@@ -20,9 +20,9 @@ struct ProgramOp {
   std::string name;
   Stream stream = Stream::kCompute;
   double duration_s = 0.0;
-  std::string tier;                 // cost-model tier that priced it ("exact", "datasheet", ...)
-  std::vector<std::size_t> preds;   // indices of ops this one waits for (all earlier in `ops`)
-  bool optimizer = false;           // runs after the gradients are all-reduced
+  std::string tier;                // cost-model tier that priced it ("exact", "datasheet", ...)
+  std::vector<std::size_t> preds;  // indices of ops this one waits for (all earlier in `ops`)
+  bool optimizer = false;          // runs after the gradients are all-reduced
 };
 
 struct ProgramGradient {

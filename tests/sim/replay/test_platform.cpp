@@ -23,13 +23,15 @@ TestPlatform::TestPlatform(const TestPlatformSpec& spec) : spec_(spec) {
       gpu_links.push_back(zone->create_split_duplex_link(name + "/nvlink", spec.gpu_link_bw)
                               ->set_latency(spec.gpu_link_lat_s)
                               ->seal());
-      h2d.push_back(zone->create_link(name + "/h2d", spec.h2d_bw)->set_latency(spec.h2d_lat_s)->seal());
+      h2d.push_back(
+          zone->create_link(name + "/h2d", spec.h2d_bw)->set_latency(spec.h2d_lat_s)->seal());
     }
   }
   for (int b = 0; b < spec.backbones; ++b)
-    backbones.push_back(zone->create_split_duplex_link("backbone" + std::to_string(b), spec.backbone_bw)
-                            ->set_latency(spec.backbone_lat_s)
-                            ->seal());
+    backbones.push_back(
+        zone->create_split_duplex_link("backbone" + std::to_string(b), spec.backbone_bw)
+            ->set_latency(spec.backbone_lat_s)
+            ->seal());
   using D = sg4::LinkInRoute::Direction;
   const int total = spec.nodes * spec.gpus;
   for (int a = 0; a < total; ++a) {

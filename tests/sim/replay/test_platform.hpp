@@ -24,7 +24,7 @@ struct TestPlatformSpec {
   double nic_bw = 12.5e9, nic_lat_s = 0.5e-6;
   int backbones = 0;
   double backbone_bw = 12.5e9, backbone_lat_s = 0.0;
-  std::function<int(int, int)> backbone;  // node pair -> backbone index or -1
+  std::function<int(int, int)> backbone;   // node pair -> backbone index or -1
   double h2d_bw = 16e9, h2d_lat_s = 1e-6;  // CPU -> GPU link
 };
 

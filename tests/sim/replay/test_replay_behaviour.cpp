@@ -38,7 +38,8 @@ JobSpec job(const std::string& name, std::vector<int> nodes, int gpus, StepProgr
 }  // namespace
 
 TEST_SUITE("unit") {
-  TEST_CASE("overlap: exposed communication shrinks with smaller buckets down to the latency limit") {
+  TEST_CASE(
+      "overlap: exposed communication shrinks with smaller buckets down to the latency limit") {
     auto engine = create_engine({NetworkMode::kIdeal});
     TestPlatformSpec ps;
     ps.nodes = 20;
