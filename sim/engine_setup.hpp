@@ -16,7 +16,7 @@ namespace scalecast::sim {
 
 struct EngineOptions {
   NetworkMode network = NetworkMode::kCalibrated;
-  int stack_kib = 32;  // per actor; rank actors need little
+  int stack_kib = 16;  // per actor; rank actors need little
   bool quiet = true;   // silence SimGrid's own info logging
 };
 

@@ -71,11 +71,22 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
       cpu_host.push_back(platform.cpu(pn, platform.socket_of_gpu(pn, g)));
     }
   }
-  mailbox.resize(ranks);
-  for (int r = 0; r < ranks; ++r)
-    for (int c = 0; c < kChannelCount; ++c)
-      mailbox[r][c] =
-          sg4::Mailbox::by_name(spec.name + "/" + std::to_string(r) + "/" + std::to_string(c));
+  // Only the channels the algorithm uses: a mailbox is a sizeable kernel object.
+  std::vector<Channel> channels;
+  if (algorithm == Algorithm::kRing) channels = {kFlat};
+  if (algorithm == Algorithm::kTree) channels = {kTreeUp, kTreeDown};
+  if (algorithm == Algorithm::kHierarchical) {
+    channels = {kIntra, kInter};
+    if (spec.allreduce.inter_node == Algorithm::kTree) channels = {kIntra, kTreeUp, kTreeDown};
+  }
+  mailbox.assign(ranks, {});
+  for (int r = 0; r < ranks && ranks > 1; ++r)
+    for (Channel c : channels) {
+      // The node-0 shortcut never sends intra-node messages outside node 0.
+      if (c == kIntra && (gpus == 1 || (shortcut && r >= gpus))) continue;
+      mailbox[r][c] = sg4::Mailbox::by_name(spec.name + "/" + std::to_string(r) + "/" +
+                                            std::to_string(static_cast<int>(c)));
+    }
   plan.resize(spec.warmup + spec.iterations);
   plan_done.assign(plan.size(), 0);
   plan_mutex = sg4::Mutex::create();
@@ -141,6 +152,14 @@ void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) 
 }
 
 bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Decision& out) {
+  if (spec.allreduce.cycle_time_s <= 0.0) {
+    // Static buckets: every rank knows the plan; a bucket goes once its last tensor is ready.
+    if (k >= static_cast<int>(static_buckets.size())) return false;
+    out = static_buckets[k];
+    const double ready = t_fwd + schedule.gradient_ready_s[out.last];
+    if (ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(ready);
+    return true;
+  }
   if (rank == 0) {  // the coordinator
     if (k == 0) last_tick = -1.0;
     const std::size_t before = plan[iteration].size();
