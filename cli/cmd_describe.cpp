@@ -39,6 +39,8 @@ void add_describe_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   m->add_option("--seq-len", model->seq_len, "Sequence length for transformers (0: model default)")
       ->check(CLI::NonNegativeNumber);
+  m->add_flag("--yaml", model->yaml,
+              "Print the model in the description format (a starting point for your own)");
   m->callback([model, &action] { action = [model] { return describe_model(*model); }; });
 
   auto calib = std::make_shared<std::string>();

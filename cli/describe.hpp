@@ -10,7 +10,8 @@ struct DescribeModelOptions {
   std::string name;  // zoo name or path to a model YAML file
   int batch = 1;     // samples per GPU
   std::string precision = "fp32";
-  int seq_len = 0;  // transformers: sequence length (0 = model default)
+  int seq_len = 0;    // transformers: sequence length (0 = model default)
+  bool yaml = false;  // print the model description (YAML) instead of the table
 };
 
 int describe_units();

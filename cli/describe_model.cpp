@@ -1,10 +1,111 @@
+// `scalecast describe model NAME|FILE`: the per-layer table of one training step (shapes,
+// parameters, forward MACs, forward and backward FLOPs) and its totals, or with --yaml the model
+// in the description format (models/README.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
 #include "cli/commands.hpp"
 #include "cli/describe.hpp"
+#include "common/units.hpp"
+#include "models/model_yaml.hpp"
+#include "models/training_step.hpp"
+#include "models/zoo.hpp"
 
 namespace scalecast::cli {
+namespace {
 
-int describe_model(const DescribeModelOptions& /*options*/) {
-  throw NotBuilt("describe model: not built yet (issue 'Models')");
+// 25557032 -> "25,557,032"
+std::string grouped(double value) {
+  std::string digits = fmt::format("{:.0f}", std::abs(value));
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+// 8.18e9 -> "8.178 G"
+std::string si(double value) {
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int p = 0;
+  while (std::abs(value) >= 1000.0 && p < 6) value /= 1000.0, ++p;
+  return p == 0 ? fmt::format("{:.0f}", value) : fmt::format("{:.3f} {}", value, prefixes[p]);
+}
+
+std::string description_of(const models::Model& m) {
+  for (const auto& e : models::zoo_entries()) {
+    if (e.name == m.name && m.source == "zoo") return std::string(e.description);
+  }
+  return "from " + m.source;
+}
+
+}  // namespace
+
+int describe_model(const DescribeModelOptions& options) {
+  models::Model model;
+  try {
+    model = models::load_model(options.name);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "scalecast: error: %s\n", e.what());
+    return kExitInputError;
+  }
+  if (options.yaml) {
+    fmt::print("{}", models::to_yaml(model));
+    return kExitOk;
+  }
+  models::StepOptions so;
+  so.batch = options.batch;
+  so.precision = common::parse_precision(options.precision).value_or(common::Precision::kFp32);
+  so.seq_len = options.seq_len;
+  const models::TrainingStep step = models::build_training_step(model, so);
+  const auto& t = step.totals();
+  const double n = static_cast<double>(options.batch);
+
+  fmt::print("model      {} ({})\n", model.name, description_of(model));
+  fmt::print("input      {}\n",
+             model.input.tokens
+                 ? fmt::format("{} tokens per sequence", step.seq_len())
+                 : fmt::format("{}×{}×{} image", model.input.c, model.input.h, model.input.w));
+  fmt::print("step       batch {}, precision {}, gradients {}, optimizer {} (fused)\n\n",
+             options.batch, common::to_string(so.precision),
+             common::to_string(step.gradient_dtype()), models::to_string(step.optimizer()));
+
+  std::size_t width = 5;
+  for (const auto& l : step.layers()) width = std::max(width, l.name.size());
+  width = std::min<std::size_t>(width, 44);
+  fmt::print("{:>4}  {:<{}}  {:<21}  {:>14}  {:>14}  {:>13}  {:>16}  {:>14}  {:>14}\n", "#",
+             "layer", width, "type", "input", "output", "params", "fwd MACs", "fwd FLOP",
+             "bwd FLOP");
+  for (std::size_t i = 1; i < step.layers().size(); ++i) {
+    const auto& l = step.layers()[i];
+    fmt::print("{:>4}  {:<{}}  {:<21}  {:>14}  {:>14}  {:>13}  {:>16}  {:>14}  {:>14}\n", i, l.name,
+               width, models::to_string(l.kind), models::to_string(l.in), models::to_string(l.out),
+               grouped(static_cast<double>(l.params)), grouped(l.fwd_macs), si(l.fwd_flops),
+               si(l.bwd_flops));
+  }
+  const auto& grads = step.gradients();
+  fmt::print("\ntotals (batch {}; 1 MAC = 2 FLOP)\n", options.batch);
+  fmt::print("  parameters                {}\n", grouped(static_cast<double>(t.params)));
+  fmt::print("  forward MACs (conv+GEMM)  {} ({} per sample)\n", grouped(t.forward_macs),
+             grouped(t.forward_macs / n));
+  fmt::print("  training MACs (fwd+bwd)   {} ({} per sample)\n",
+             grouped(t.forward_macs + t.backward_macs),
+             grouped((t.forward_macs + t.backward_macs) / n));
+  fmt::print("  forward FLOP (all ops)    {}FLOP\n", si(t.forward_flops) + " ");
+  fmt::print("  backward FLOP (all ops)   {}FLOP\n", si(t.backward_flops) + " ");
+  fmt::print("  optimizer FLOP            {}FLOP\n", si(t.optimizer_flops) + " ");
+  fmt::print("  gradient tensors          {} ({} bytes = {}, {})\n", grads.size(),
+             grouped(t.gradient_bytes),
+             common::format_quantity(t.gradient_bytes, common::Quantity::kSize),
+             common::to_string(step.gradient_dtype()));
+  fmt::print("  ops in the step graph     {} ({} edges)\n", t.op_count,
+             boost::num_edges(step.graph()));
+  return kExitOk;
 }
 
 }  // namespace scalecast::cli

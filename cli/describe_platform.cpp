@@ -1,10 +1,119 @@
+// `scalecast describe platform NAME`: what a machine is made of, then the platform-file schema.
+
+#include <fmt/format.h>
+#include <map>
+
 #include "cli/commands.hpp"
 #include "cli/describe.hpp"
+#include "common/config_error.hpp"
+#include "common/units.hpp"
+#include "platforms/platform.hpp"
+#include "platforms/schema.hpp"
 
 namespace scalecast::cli {
+namespace {
 
-int describe_platform(const std::string& /*name_or_path*/, bool /*schema_only*/) {
-  throw NotBuilt("describe platform: not built yet (issue 'Platforms')");
+using common::format_quantity;
+using common::Quantity;
+
+std::string bw(double v) { return format_quantity(v, Quantity::kBandwidth); }
+std::string tm(double v) { return format_quantity(v, Quantity::kTime); }
+std::string fl(double v) { return format_quantity(v, Quantity::kFlopRate); }
+
+void print_node_type(const platforms::NodeType& t) {
+  fmt::print("node type {}\n", t.name);
+  fmt::print("  cpu       {} socket(s) x {} cores {}{}\n", t.cpu.sockets, t.cpu.cores_per_socket,
+             t.cpu.model,
+             t.cpu.memory_bytes > 0
+                 ? fmt::format(", {} memory", format_quantity(t.cpu.memory_bytes, Quantity::kSize))
+                 : "");
+  const auto& g = t.gpu;
+  fmt::print("  gpus      {} x {} (fp32 {}, tensor fp16 {}, {} at {})\n", t.gpu_count, g.name,
+             fl(g.fp32_flops), fl(g.tensor_fp16_flops),
+             format_quantity(g.memory_bytes, Quantity::kSize), bw(g.memory_bandwidth));
+  fmt::print("  sockets   socket_of_gpu [{}]\n", fmt::join(t.socket_of_gpu, ", "));
+  if (t.nic.count > 0) {
+    fmt::print("  nics      {} x {} at {} per direction, nic_of_gpu [{}]\n", t.nic.count,
+               t.nic.technology.empty() ? "NIC" : t.nic.technology, bw(t.nic.bandwidth_Bps),
+               fmt::join(t.nic_of_gpu, ", "));
+  }
+  if (t.pcie_switches + t.nvswitches > 0) {
+    fmt::print("  switches  {} PCIe, {} NVSwitch\n", t.pcie_switches, t.nvswitches);
+  }
+  // Links grouped by class and bandwidth.
+  std::map<std::pair<std::string, double>, std::vector<std::string>> groups;
+  for (const auto& l : t.links) {
+    groups[{l.link_class, l.bandwidth_Bps}].push_back(
+        fmt::format("{}-{}", t.vertex_name(l.a), t.vertex_name(l.b)));
+  }
+  for (const auto& [key, pairs] : groups) {
+    fmt::print("  {:<9} {} link(s) at {} per direction: {}\n", key.first, pairs.size(),
+               bw(key.second), fmt::join(pairs, " "));
+  }
+  if (t.nvme.present) {
+    fmt::print("  nvme      read {}, write {}, {}\n", bw(t.nvme.read_Bps), bw(t.nvme.write_Bps),
+               format_quantity(t.nvme.capacity_bytes, Quantity::kSize));
+  }
+}
+
+void print_network(const platforms::Platform& p) {
+  const auto& n = p.network;
+  fmt::print("network   {}, port {}\n", platforms::to_string(n.topology), bw(n.port_bandwidth_Bps));
+  switch (n.topology) {
+    case platforms::Topology::kFatTree:
+      for (std::size_t i = 0; i < n.levels.size(); ++i) {
+        fmt::print("  level {}  radix {}, oversubscription {}:1, uplink latency {}\n", i + 1,
+                   n.levels[i].radix, n.levels[i].oversubscription, tm(n.levels[i].latency_s));
+      }
+      break;
+    case platforms::Topology::kRailOptimized:
+      fmt::print("  {} nodes per scalable unit, one leaf per (unit, rail), leaf {}:1\n", n.su_nodes,
+                 n.leaf_oversubscription);
+      break;
+    case platforms::Topology::kDragonfly:
+    case platforms::Topology::kDragonflyPlus:
+      fmt::print("  {} routers/leaves per group, {} ports each; global {} x {} per group pair\n",
+                 n.routers_per_group, n.ports_per_router, n.global_links_per_pair,
+                 bw(n.global_bandwidth_Bps));
+      break;
+  }
+  for (const auto& f : p.network_model.factors) {
+    fmt::print("  factor    class {}: bandwidth x{}, latency x{} (calibrated mode)\n", f.link_class,
+               f.bandwidth_factor, f.latency_factor);
+  }
+}
+
+}  // namespace
+
+int describe_platform(const std::string& name_or_path, bool schema_only) {
+  if (!schema_only) {
+    if (name_or_path.empty()) {
+      throw common::ConfigError(
+          "", 0, 0, "", "describe platform: give a platform name (e.g. summit) or --schema");
+    }
+    const platforms::Platform p = platforms::load_platform(name_or_path);
+    fmt::print("platform  {} ({})\n", p.name, p.file);
+    if (!p.description.empty()) fmt::print("          {}\n", p.description);
+    int gpus = 0;
+    for (const auto& part : p.partitions) {
+      const auto& t = p.node_types[part.node_type];
+      gpus += part.nodes * t.gpu_count;
+      fmt::print("partition {}: {} x {} ({} GPUs)\n", part.name, part.nodes, t.name,
+                 part.nodes * t.gpu_count);
+    }
+    fmt::print("total     {} nodes, {} GPUs\n\n", p.total_nodes(), gpus);
+    for (const auto& t : p.node_types) print_node_type(t);
+    fmt::print("\n");
+    print_network(p);
+    if (p.pfs.present) {
+      fmt::print("storage   {}: {} servers (simulated as {}), read {}, write {}\n", p.pfs.name,
+                 p.pfs.servers, p.pfs.simulated_servers, bw(p.pfs.read_bandwidth_Bps),
+                 bw(p.pfs.write_bandwidth_Bps));
+    }
+    fmt::print("\n");
+  }
+  fmt::print("{}", platforms::format_schema());
+  return kExitOk;
 }
 
 }  // namespace scalecast::cli

@@ -9,11 +9,8 @@ if [[ -z "$cf" ]]; then
   exit 1
 fi
 mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.hpp' '*.cpp' '*.h' '*.cu' | sort)
-bad=()
-for f in "${files[@]}"; do
-  [[ -f $f ]] || continue
-  if ! "$cf" --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
-done
+# One clang-format process for all files (one per file took a minute on a loaded 2-core box).
+mapfile -t bad < <("$cf" --dry-run --Werror "${files[@]}" 2>&1 | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error:.*/\1/p' | sort -u)
 if [[ "${1:-}" == "--fix" ]]; then
   for f in "${bad[@]}"; do "$cf" -i "$f"; done
   exit 0

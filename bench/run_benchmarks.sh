@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Prints the simulator-speed figures of architecture.md ("Performance targets"): wall time and
+# peak memory of each benchmark, best of $REPEAT runs, against its target. SimGrid allows one
+# engine per process, so every measurement is its own process.
+#
+#   bench/run_benchmarks.sh                 # uses build/release (configured if missing)
+#   BUILD_DIR=build/ci REPEAT=5 bench/run_benchmarks.sh
+#
+# To add a benchmark: append its target to TARGETS and call `measure` in a new section below.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build/release}
+REPEAT=${REPEAT:-3}
+TARGETS=(bench_platform_build)
+
+[[ -f "$BUILD_DIR/CMakeCache.txt" ]] || cmake --preset release >/dev/null
+cmake --build "$BUILD_DIR" --target "${TARGETS[@]}" >/dev/null
+
+printf '%-42s %8s %8s %12s  %-16s %s\n' benchmark wall_s cpu_s peak_rss_mb target verdict
+
+# measure NAME MAX_WALL_S MAX_RSS_MB COMMAND...: runs COMMAND $REPEAT times and keeps the run
+# with the best wall time. If the command prints "phase_s=X phase_cpu_s=Y" (a measured phase,
+# e.g. the platform build without process start-up and teardown), those are the figures;
+# otherwise the whole process's. Peak RSS is always the whole process's. The command's output
+# of the kept run is printed indented below its row.
+measure() {
+  local name=$1 max_s=$2 max_mb=$3
+  shift 3
+  local best_wall="" best_cpu="" best_rss="" best_out="" wall cpu rss_kb out times
+  local tmp
+  tmp=$(mktemp)
+  for ((i = 0; i < REPEAT; i++)); do
+    times=$( { /usr/bin/time -f 'TIME %e %U %S %M' "$@" >"$tmp"; } 2>&1 | grep '^TIME')
+    out=$(cat "$tmp")
+    read -r _ wall user sys rss_kb <<<"$times"
+    cpu=$(awk "BEGIN{printf \"%.3f\", $user + $sys}")
+    if [[ "$out" =~ phase_s=([0-9.]+) ]]; then wall=${BASH_REMATCH[1]}; fi
+    if [[ "$out" =~ phase_cpu_s=([0-9.]+) ]]; then cpu=${BASH_REMATCH[1]}; fi
+    if [[ -z "$best_wall" ]] || awk "BEGIN{exit !($wall < $best_wall)}"; then
+      best_wall=$wall best_cpu=$cpu best_out=$out
+      best_rss=$(awk "BEGIN{printf \"%.1f\", $rss_kb / 1024}")
+    fi
+  done
+  rm -f "$tmp"
+  local verdict=ok
+  awk "BEGIN{exit !($best_wall < $max_s && $best_rss < $max_mb)}" || verdict=MISSED
+  printf '%-42s %8s %8s %12s  %-16s %s\n' "$name" "$best_wall" "$best_cpu" "$best_rss" \
+    "<${max_s}s <${max_mb}MB" "$verdict"
+  sed 's/^/    /' <<<"$best_out"
+}
+
+# --- Platform build (issue Platforms): load the file and build the SimGrid model (phase_s),
+# targets from the issue: full Summit under 1 s and 1 GB.
+for machine in summit sierra perlmutter; do
+  measure "platform build: $machine (all nodes)" 1 1024 \
+    "$BUILD_DIR/bench/bench_platform_build" "$machine"
+done

@@ -1,0 +1,196 @@
+// Loads a platform file: resolves the name, the GPU catalog, then each section.
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "platforms/data_dir.hpp"
+#include "platforms/loader_parts.hpp"
+#include "platforms/platform.hpp"
+
+namespace scalecast::platforms {
+namespace {
+
+using common::ConfigError;
+using common::ConfigNode;
+using common::Quantity;
+
+NetworkModelSpec parse_network_model(const ConfigNode& node) {
+  node.check_keys({"description", "factors"});
+  NetworkModelSpec spec;
+  if (auto factors = node.optional("factors")) {
+    for (const ConfigNode& f : factors->items()) {
+      f.check_keys(
+          {"class", "min_size", "max_size", "latency_factor", "bandwidth_factor", "source"});
+      FactorRule r;
+      r.link_class = f.string_or("class", "*");
+      r.min_size_bytes = f.quantity_or("min_size", Quantity::kSize, 0.0);
+      if (f.has("max_size")) r.max_size_bytes = f.required("max_size").as_quantity(Quantity::kSize);
+      r.latency_factor = f.double_or("latency_factor", 1.0);
+      r.bandwidth_factor = f.double_or("bandwidth_factor", 1.0);
+      if (r.latency_factor <= 0.0) f.required("latency_factor").fail("expected a factor > 0");
+      if (r.bandwidth_factor <= 0.0) f.required("bandwidth_factor").fail("expected a factor > 0");
+      spec.factors.push_back(r);
+    }
+  }
+  return spec;
+}
+
+PfsSpec parse_pfs(const ConfigNode& node) {
+  node.check_keys({"name", "servers", "simulated_servers", "read_bandwidth", "write_bandwidth",
+                   "per_server_bandwidth", "per_client_bandwidth", "metadata_rate", "latency",
+                   "capacity"});
+  PfsSpec p;
+  p.present = true;
+  p.name = node.string_or("name", "pfs");
+  p.servers = detail::count_at_least(node.required("servers"), 1);
+  p.simulated_servers = node.has("simulated_servers")
+                            ? detail::count_at_least(node.required("simulated_servers"), 1)
+                            : std::min(p.servers, 8);
+  p.read_bandwidth_Bps = node.required("read_bandwidth").as_quantity(Quantity::kBandwidth);
+  p.write_bandwidth_Bps =
+      node.quantity_or("write_bandwidth", Quantity::kBandwidth, p.read_bandwidth_Bps);
+  p.per_server_bandwidth_Bps =
+      node.quantity_or("per_server_bandwidth", Quantity::kBandwidth,
+                       std::max(p.read_bandwidth_Bps, p.write_bandwidth_Bps) / p.simulated_servers);
+  p.per_client_bandwidth_Bps = node.quantity_or("per_client_bandwidth", Quantity::kBandwidth, 0.0);
+  p.metadata_ops_per_s = node.quantity_or("metadata_rate", Quantity::kRate, 0.0);
+  p.latency_s = node.quantity_or("latency", Quantity::kTime, 0.0);
+  p.capacity_bytes = node.quantity_or("capacity", Quantity::kSize, 0.0);
+  return p;
+}
+
+GpuCatalog load_catalog(const ConfigNode& root, const std::string& base_dir) {
+  std::string rel = "gpus.yaml";
+  std::optional<ConfigNode> where = root.optional("gpu_catalog");
+  if (where) rel = where->as_string();
+  std::filesystem::path p = std::filesystem::path(rel).is_absolute()
+                                ? std::filesystem::path(rel)
+                                : std::filesystem::path(base_dir) / rel;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec)) {
+    const std::string found = find_data_file("platforms/" + rel);
+    if (found.empty()) {
+      const std::string msg = fmt::format(
+          "GPU catalog '{}' not found next to the platform file "
+          "or in platforms/ of the data directories",
+          rel);
+      if (where) where->fail(msg);
+      root.fail(msg);
+    }
+    p = found;
+  }
+  GpuCatalog catalog = GpuCatalog::load_file(p.string(), p.lexically_normal().string());
+  if (auto own = root.optional("gpus")) catalog.add_entries(*own);
+  return catalog;
+}
+
+}  // namespace
+
+std::string to_string(Topology t) {
+  switch (t) {
+    case Topology::kFatTree:
+      return "fat_tree";
+    case Topology::kRailOptimized:
+      return "rail_optimized";
+    case Topology::kDragonfly:
+      return "dragonfly";
+    case Topology::kDragonflyPlus:
+      return "dragonfly_plus";
+  }
+  return "?";
+}
+
+int Platform::total_nodes() const {
+  int n = 0;
+  for (const auto& p : partitions) n += p.nodes;
+  return n;
+}
+
+int Platform::max_nics_per_node() const {
+  int n = 0;
+  for (const auto& t : node_types) n = std::max(n, t.nic.count);
+  return n;
+}
+
+int Platform::find_partition(const std::string& partition_name) const {
+  for (std::size_t i = 0; i < partitions.size(); ++i) {
+    if (partitions[i].name == partition_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Platform parse_platform(const std::string& text, const std::string& display_name,
+                        const std::string& base_dir) {
+  const ConfigNode root = ConfigNode::load_string(text, display_name);
+  if (!root.is_map()) root.fail("expected a platform description (a map)");
+  root.check_keys({"name", "description", "gpu_catalog", "gpus", "node_types", "partitions",
+                   "network", "network_model", "storage"});
+  Platform p;
+  p.file = display_name;
+  p.name = root.required("name").as_string();
+  p.description = root.string_or("description", "");
+  const GpuCatalog catalog = load_catalog(root, base_dir);
+
+  const ConfigNode types = root.required("node_types");
+  if (!types.is_map()) types.fail("expected a map of node type name -> node type");
+  std::vector<std::string> type_names;
+  for (const auto& [name, node] : types.entries()) {
+    p.node_types.push_back(detail::parse_node_type(name, node, catalog));
+    type_names.push_back(name);
+  }
+  if (p.node_types.empty()) types.fail("expected at least one node type");
+
+  const ConfigNode partitions = root.required("partitions");
+  for (const ConfigNode& part : partitions.items()) {
+    part.check_keys({"name", "node_type", "nodes", "description"});
+    Partition q;
+    q.name = part.required("name").as_string();
+    if (p.find_partition(q.name) >= 0) part.required("name").fail("duplicate partition name");
+    const ConfigNode type = part.required("node_type");
+    const std::string t = type.as_string();
+    const auto it = std::find(type_names.begin(), type_names.end(), t);
+    if (it == type_names.end()) {
+      type.fail(
+          fmt::format("unknown node type '{}' (defined: {})", t, fmt::join(type_names, ", ")));
+    }
+    q.node_type = static_cast<int>(it - type_names.begin());
+    q.nodes = detail::count_at_least(part.required("nodes"), 1);
+    p.partitions.push_back(q);
+  }
+  if (p.partitions.empty()) partitions.fail("expected at least one partition");
+
+  p.network = detail::parse_network(root.required("network"));
+  if (auto model = root.optional("network_model")) p.network_model = parse_network_model(*model);
+  if (auto storage = root.optional("storage")) {
+    storage->check_keys({"pfs"});
+    if (auto pfs = storage->optional("pfs")) p.pfs = parse_pfs(*pfs);
+  }
+  return p;
+}
+
+Platform load_platform(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
+  if (!is_path) {
+    path = find_data_file("platforms/" + name_or_path + ".yaml");
+    if (path.empty()) {
+      std::vector<std::string> dirs = data_dirs();
+      throw ConfigError(name_or_path, 0, 0, "",
+                        fmt::format("no platform named '{}': platforms/{}.yaml is not in {}",
+                                    name_or_path, name_or_path, fmt::join(dirs, ", ")));
+    }
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, 0, "", "cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string base = std::filesystem::path(path).parent_path().string();
+  return parse_platform(buffer.str(), path, base.empty() ? "." : base);
+}
+
+}  // namespace scalecast::platforms
