@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   spec.fidelity = fid == "flow" ? Fidelity::kFlow : Fidelity::kWave;
   spec.iterations = 1;
   spec.symmetric = std::getenv("BENCH_NOSYM") == nullptr;
+  spec.nic_groups.assign(gpus, 0);  // one NIC per node
   Job job(platform, spec);
   engine->run();
   const auto t2 = std::chrono::steady_clock::now();

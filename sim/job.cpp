@@ -71,6 +71,8 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
       cpu_host.push_back(platform.cpu(pn, platform.socket_of_gpu(pn, g)));
     }
   }
+  rail_mode = shortcut && algorithm == Algorithm::kHierarchical;
+  if (rail_mode) setup_rails();
   // Only the channels the algorithm uses: a mailbox is a sizeable kernel object.
   std::vector<Channel> channels;
   if (algorithm == Algorithm::kRing) channels = {kFlat};
@@ -82,8 +84,10 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   mailbox.assign(ranks, {});
   for (int r = 0; r < ranks && ranks > 1; ++r)
     for (Channel c : channels) {
-      // The node-0 shortcut never sends intra-node messages outside node 0.
+      // The node-0 shortcut never sends intra-node messages outside node 0; in rail mode the
+      // rail actors carry the inter-node stage.
       if (c == kIntra && (gpus == 1 || (shortcut && r >= gpus))) continue;
+      if (rail_mode && c != kIntra) continue;
       mailbox[r][c] = sg4::Mailbox::by_name(spec.name + "/" + std::to_string(r) + "/" +
                                             std::to_string(static_cast<int>(c)));
     }
@@ -92,9 +96,43 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   plan_mutex = sg4::Mutex::create();
   plan_cv = sg4::ConditionVariable::create();
   static_buckets = sim::static_buckets(spec.program, spec.allreduce.fusion_bytes);
+  bucket_epoch.assign(ranks, 0);
   intra_gate = std::make_unique<Gate>(gpus);
   copy_gate = std::make_unique<Gate>(gpus);
   if (fidelity == Fidelity::kWave) measure_edges();
+}
+
+void Job::State::setup_rails() {
+  // GPUs grouped by the NIC they send through, in order of first appearance.
+  std::vector<int> key = spec.nic_groups;
+  if (static_cast<int>(key.size()) != gpus) {
+    key.resize(gpus);
+    for (int g = 0; g < gpus; ++g) key[g] = g;
+  }
+  std::vector<int> seen;
+  for (int g = 0; g < gpus; ++g) {
+    const auto it = std::find(seen.begin(), seen.end(), key[g]);
+    if (it == seen.end()) {
+      seen.push_back(key[g]);
+      groups.push_back({g});
+    } else {
+      groups[it - seen.begin()].push_back(g);
+    }
+  }
+  const int n_groups = static_cast<int>(groups.size());
+  std::vector<Channel> channels = {kInter};
+  if (spec.allreduce.inter_node == Algorithm::kTree) channels = {kTreeUp, kTreeDown};
+  rail_mailbox.assign(static_cast<std::size_t>(nodes) * n_groups, {});
+  for (int n = 0; n < nodes; ++n)
+    for (int j = 0; j < n_groups; ++j) {
+      const int a = n * n_groups + j;
+      rail_host.push_back(gpu_host[n * gpus + groups[j].front()]);
+      for (Channel c : channels)
+        rail_mailbox[a][c] = sg4::Mailbox::by_name(spec.name + "/rail" + std::to_string(a) + "/" +
+                                                   std::to_string(static_cast<int>(c)));
+    }
+  rs_gate = std::make_unique<Gate>(gpus);
+  inter_gate = std::make_unique<Gate>(n_groups);
 }
 
 void Job::State::copy_input(int rank, int iteration) {
@@ -221,14 +259,23 @@ void Job::State::rank_main(int rank) {
     sg4::this_actor::sleep_for(schedule.optimizer_s);
     if (rank == 0) recorder.mark_iteration(it, t_iter, sg4::Engine::get_clock(), buckets);
   }
+  if (rail_mode) {  // tell the rail actors there is no further bucket
+    if (rank == 0) epoch_bytes.push_back(-1.0);
+    rs_gate->arrive(bucket_epoch[rank]++);
+  }
 }
 
 Job::Job(const SimulatedPlatform& platform, JobSpec spec)
     : state_(std::make_unique<State>(platform, std::move(spec))) {
   State* s = state_.get();
-  for (int r = 0; r < s->ranks; ++r)
+  // Rail mode: rank actors on node 0 only (the others are its mirror images).
+  const int rank_actors = s->rail_mode ? s->gpus : s->ranks;
+  for (int r = 0; r < rank_actors; ++r)
     sg4::Actor::create(s->spec.name + "/" + std::to_string(r), s->gpu_host[r],
                        [s, r] { s->rank_main(r); });
+  for (int a = 0; a < static_cast<int>(s->rail_host.size()); ++a)
+    sg4::Actor::create(s->spec.name + "/rail" + std::to_string(a), s->rail_host[a],
+                       [s, a] { s->rail_main(a); });
 }
 
 Job::~Job() = default;

@@ -9,7 +9,9 @@
 // Symmetry: at `wave` fidelity all nodes of a homogeneous job do the same thing at the same
 // time, and intra-node links are private to a node, so the intra-node phases and input copies
 // are simulated on node 0 only and the other nodes wait for node 0 (a gate); the inter-node
-// phases, which share the fabric, stay real flows between every node.
+// phases, which share the fabric, stay real flows between every node: one "rail" actor per
+// node and NIC group sends the group's share of each bucket to the next node's, from the
+// group's first GPU, so only node 0 has one actor per GPU.
 
 #include <memory>
 #include <string>
@@ -41,6 +43,9 @@ struct JobSpec {
   // node is always kept: the metrics use it).
   std::vector<int> trace_nodes = {0};
   bool symmetric = true;  // allow the node-0 shortcut at wave fidelity
+  // Per local GPU, the NIC (rail) it sends through; GPUs sharing a NIC form a group whose
+  // inter-node traffic the symmetric wave mode carries as one flow per node (empty: no groups).
+  std::vector<int> nic_groups;
 };
 
 struct JobResult {

@@ -74,11 +74,9 @@ void Job::State::measure_edges() {
   tree_inter = edge_stats(e_tinter);
 }
 
-void Job::State::ring_phase(int rank, int next, Channel ch, int steps, double step_bytes,
+void Job::State::ring_phase(sg4::Mailbox* to, sg4::Mailbox* from, int steps, double step_bytes,
                             const EdgeStats& edges, LinkClass cls, double multiplicity) {
   if (steps <= 0) return;
-  sg4::Mailbox* to = mailbox[next][ch];
-  sg4::Mailbox* from = mailbox[rank][ch];
   if (fidelity == Fidelity::kFlow) {
     for (int s = 0; s < steps; ++s) transfer(to, from, step_bytes, true);
   } else {
@@ -95,13 +93,15 @@ void Job::State::intra_phase(int rank, int steps, double step_bytes, int& intra_
     intra_gate->wait(epoch);
     return;
   }
-  ring_phase(rank, node * gpus + (local + 1) % gpus, kIntra, steps, step_bytes, intra,
-             LinkClass::kIntraNode, shortcut ? nodes : 1);
+  ring_phase(mailbox[node * gpus + (local + 1) % gpus][kIntra], mailbox[rank][kIntra], steps,
+             step_bytes, intra, LinkClass::kIntraNode, shortcut ? nodes : 1);
   if (shortcut) intra_gate->arrive(epoch);
 }
 
-void Job::State::tree_all_reduce(int rank, const std::vector<int>& members, int pos, double bytes,
+void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes,
+                                 const std::vector<int>& members, int pos, double bytes,
                                  const EdgeStats& edges, LinkClass cls) {
+  const int me = members[pos];
   const int n = static_cast<int>(members.size());
   if (n <= 1) return;
   const int chunks = fidelity == Fidelity::kFlow ? std::max(1, spec.allreduce.chunks) : 1;
@@ -109,7 +109,7 @@ void Job::State::tree_all_reduce(int rank, const std::vector<int>& members, int 
   std::vector<int> children;
   for (int c : {2 * pos + 1, 2 * pos + 2})
     if (c < n) children.push_back(members[c]);
-  sg4::Mailbox* up = pos > 0 ? mailbox[members[(pos - 1) / 2]][kTreeUp] : nullptr;
+  sg4::Mailbox* up = pos > 0 ? boxes[members[(pos - 1) / 2]][kTreeUp] : nullptr;
   // Reduce towards the root, then broadcast down. `flow`: each pipelined in `chunks` pieces, a
   // rank forwarding a piece once it has it. `wave`: every edge's flow at once (the pipeline's
   // steady state), then the analytic fill and latency of the pipeline.
@@ -123,10 +123,10 @@ void Job::State::tree_all_reduce(int rank, const std::vector<int>& members, int 
       if (phase == 0) {
         if (up) put(up, bytes);
         for (std::size_t k = 0; k < children.size(); ++k)
-          comms.push_back(mailbox[rank][kTreeUp]->get_async<void>(&got));
+          comms.push_back(boxes[me][kTreeUp]->get_async<void>(&got));
       } else {
-        if (pos > 0) comms.push_back(mailbox[rank][kTreeDown]->get_async<void>(&got));
-        for (int child : children) put(mailbox[child][kTreeDown], bytes);
+        if (pos > 0) comms.push_back(boxes[me][kTreeDown]->get_async<void>(&got));
+        for (int child : children) put(boxes[child][kTreeDown], bytes);
       }
       sg4::Comm::wait_all(comms);
       // Pipelined tree: (h + C - 1) steps of (alpha + S/(C B)); the flow took alpha + S/B.
@@ -139,11 +139,11 @@ void Job::State::tree_all_reduce(int rank, const std::vector<int>& members, int 
       for (int c = 0; c < chunks; ++c) {
         if (phase == 0) {
           for (std::size_t k = 0; k < children.size(); ++k)
-            mailbox[rank][kTreeUp]->get_async<void>(&got)->wait();
+            boxes[me][kTreeUp]->get_async<void>(&got)->wait();
           if (up) put(up, piece);
         } else {
-          if (pos > 0) mailbox[rank][kTreeDown]->get_async<void>(&got)->wait();
-          for (int child : children) put(mailbox[child][kTreeDown], piece);
+          if (pos > 0) boxes[me][kTreeDown]->get_async<void>(&got)->wait();
+          for (int child : children) put(boxes[child][kTreeDown], piece);
         }
       }
       sg4::Comm::wait_all(comms);
@@ -154,36 +154,66 @@ void Job::State::tree_all_reduce(int rank, const std::vector<int>& members, int 
 
 void Job::State::all_reduce(int rank, double bytes, int& intra_epoch) {
   const int node = rank / gpus, local = rank % gpus;
+  (void)local;
   switch (algorithm) {
     case Algorithm::kRing: {
       const int next = (rank + 1) % ranks;
       const LinkClass cls = next / gpus == node ? LinkClass::kIntraNode : LinkClass::kInterNode;
-      ring_phase(rank, next, kFlat, 2 * (ranks - 1), bytes / ranks, flat, cls, 1.0);
+      ring_phase(mailbox[next][kFlat], mailbox[rank][kFlat], 2 * (ranks - 1), bytes / ranks, flat,
+                 cls, 1.0);
       return;
     }
     case Algorithm::kTree: {
       std::vector<int> members(ranks);
       for (int r = 0; r < ranks; ++r) members[r] = r;
-      tree_all_reduce(rank, members, rank, bytes, tree_flat, LinkClass::kInterNode);
+      tree_all_reduce(mailbox, members, rank, bytes, tree_flat, LinkClass::kInterNode);
       return;
     }
     case Algorithm::kHierarchical:
     case Algorithm::kAuto: {
       const double shard = bytes / gpus;
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // reduce-scatter
-      if (nodes > 1) {
+      if (rail_mode) {
+        // The inter-node stage is the rail actors' (every node); node 0's ranks wait for it.
+        const int epoch = bucket_epoch[rank]++;
+        if (rank == 0) epoch_bytes.push_back(bytes);
+        rs_gate->arrive(epoch);
+        inter_gate->wait(epoch);
+      } else if (nodes > 1) {
         if (spec.allreduce.inter_node == Algorithm::kTree) {
           std::vector<int> members(nodes);
           for (int n = 0; n < nodes; ++n) members[n] = n * gpus + local;
-          tree_all_reduce(rank, members, node, shard, tree_inter, LinkClass::kInterNode);
+          tree_all_reduce(mailbox, members, node, shard, tree_inter, LinkClass::kInterNode);
         } else {
-          ring_phase(rank, ((node + 1) % nodes) * gpus + local, kInter, 2 * (nodes - 1),
-                     shard / nodes, inter, LinkClass::kInterNode, 1.0);
+          ring_phase(mailbox[((node + 1) % nodes) * gpus + local][kInter], mailbox[rank][kInter],
+                     2 * (nodes - 1), shard / nodes, inter, LinkClass::kInterNode, 1.0);
         }
       }
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // all-gather
       return;
     }
+  }
+}
+
+void Job::State::rail_main(int rail) {
+  const int n_groups = static_cast<int>(groups.size());
+  const int node = rail / n_groups, group = rail % n_groups;
+  const double share = static_cast<double>(groups[group].size()) / gpus;
+  for (int epoch = 0;; ++epoch) {
+    rs_gate->wait(epoch);
+    const double bytes = epoch_bytes[epoch];
+    if (bytes < 0.0) return;
+    const double group_bytes = bytes * share;  // the group's shards, carried as one flow
+    if (spec.allreduce.inter_node == Algorithm::kTree) {
+      std::vector<int> members(nodes);
+      for (int n = 0; n < nodes; ++n) members[n] = n * n_groups + group;
+      tree_all_reduce(rail_mailbox, members, node, group_bytes, tree_inter, LinkClass::kInterNode);
+    } else {
+      ring_phase(rail_mailbox[((node + 1) % nodes) * n_groups + group][kInter],
+                 rail_mailbox[rail][kInter], 2 * (nodes - 1), group_bytes / nodes, inter,
+                 LinkClass::kInterNode, 1.0);
+    }
+    if (node == 0) inter_gate->arrive(epoch);
   }
 }
 

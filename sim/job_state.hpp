@@ -61,22 +61,36 @@ struct Job::State {
   double last_tick = -1.0;               // coordinator's last Horovod cycle tick
   std::unique_ptr<Gate> intra_gate, copy_gate;
   EdgeStats intra, inter, flat, tree_flat, tree_inter;
+  // Rail mode (symmetric wave, hierarchical, several nodes): node 0 has rank actors, every node
+  // one rail actor per NIC group for the inter-node stage.
+  bool rail_mode = false;
+  std::vector<std::vector<int>> groups;        // local GPUs per NIC group
+  std::vector<simgrid::s4u::Host*> rail_host;  // per rail actor: node * groups + group
+  std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>> rail_mailbox;
+  std::vector<double> epoch_bytes;  // bucket bytes per epoch; negative: stop
+  std::vector<int> bucket_epoch;    // per rank: epochs it has passed
+  std::unique_ptr<Gate> rs_gate, inter_gate;
 
   State(const SimulatedPlatform& platform, JobSpec s);
   void rank_main(int rank);
+  void rail_main(int rail);
   // Collectives (job_collectives.cpp), called by rank `rank` with the bucket's bytes.
   void all_reduce(int rank, double bytes, int& intra_epoch);
   void measure_edges();
+  void setup_rails();
 
  private:
   int sync_gradients(int rank, int iteration, double t_fwd, int& intra_epoch);
   bool next_decision(int rank, int iteration, double t_fwd, int k, Decision& out);
   void decide(int iteration, double t_fwd, int k, double& tick_state);
   void copy_input(int rank, int iteration);
-  void ring_phase(int rank, int next, Channel ch, int steps, double step_bytes,
-                  const EdgeStats& edges, LinkClass cls, double multiplicity);
-  void tree_all_reduce(int rank, const std::vector<int>& members, int pos, double bytes,
+  void ring_phase(simgrid::s4u::Mailbox* to, simgrid::s4u::Mailbox* from, int steps,
+                  double step_bytes, const EdgeStats& edges, LinkClass cls, double multiplicity);
+  // Tree over `members` (indices into `boxes`); this participant is members[pos].
+  void tree_all_reduce(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes,
+                       const std::vector<int>& members, int pos, double bytes,
                        const EdgeStats& edges, LinkClass cls);
+  void rail_stage(int epoch, double bytes);
   void intra_phase(int rank, int steps, double step_bytes, int& intra_epoch);
 };
 
