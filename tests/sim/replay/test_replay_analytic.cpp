@@ -53,12 +53,13 @@ TEST_SUITE("unit") {
     for (const Job* j : {&flow, &wave}) {
       const JobResult r = j->result();
       INFO(r.name << ": expected " << expected << " s, actual " << r.iteration_time_s << " s");
-      CHECK(r.iteration_time_s == doctest::Approx(expected).epsilon(0.01));
+      CHECK(r.iteration_time_s == doctest::Approx(expected).epsilon(0.01).scale(0.0));
       // Compute zero: the iteration is the all-reduce, all of it exposed.
-      CHECK(r.comm_total_s == doctest::Approx(r.iteration_time_s).epsilon(1e-9));
-      CHECK(r.breakdown.exposed_comm_s == doctest::Approx(r.iteration_time_s).epsilon(1e-9));
+      CHECK(r.comm_total_s == doctest::Approx(r.iteration_time_s).epsilon(1e-9).scale(0.0));
+      CHECK(r.breakdown.exposed_comm_s ==
+            doctest::Approx(r.iteration_time_s).epsilon(1e-9).scale(0.0));
       CHECK(r.bytes_per_iteration.at("inter_node") ==
-            doctest::Approx(8 * 2.0 * 7 / 8 * bytes).epsilon(1e-9));
+            doctest::Approx(8 * 2.0 * 7 / 8 * bytes).epsilon(1e-9).scale(0.0));
     }
   }
 
@@ -76,7 +77,7 @@ TEST_SUITE("unit") {
     const JobResult r = j.result();
     const double expected = ring_allreduce_s(4, bytes, ps.gpu_link_bw, 2 * ps.gpu_link_lat_s);
     INFO("expected " << expected << " s, actual " << r.iteration_time_s << " s");
-    CHECK(r.iteration_time_s == doctest::Approx(expected).epsilon(0.01));
+    CHECK(r.iteration_time_s == doctest::Approx(expected).epsilon(0.01).scale(0.0));
     CHECK(r.breakdown.compute_s == doctest::Approx(0.0));
     CHECK(r.bytes_per_iteration.at("intra_node") > 0.0);
     CHECK(r.bytes_per_iteration.at("inter_node") == 0.0);
@@ -99,8 +100,8 @@ TEST_SUITE("unit") {
     const JobResult r = j.result();
     const double expected = total_op_time_s(p);
     INFO("expected " << expected << " s, actual " << r.iteration_time_s << " s");
-    CHECK(r.iteration_time_s == doctest::Approx(expected).epsilon(1e-6));
+    CHECK(r.iteration_time_s == doctest::Approx(expected).epsilon(1e-6).scale(0.0));
     CHECK(r.buckets_per_iteration == doctest::Approx(5.0));
-    CHECK(r.gpu_utilization == doctest::Approx(1.0).epsilon(1e-6));
+    CHECK(r.gpu_utilization == doctest::Approx(1.0).epsilon(1e-6).scale(0.0));
   }
 }

@@ -67,11 +67,12 @@ TEST_SUITE("unit") {
     // One bucket: nothing overlaps. Per-tensor buckets: only the last tensor's all-reduce (the
     // latency-bound limit) stays exposed.
     const JobResult one = jobs.front()->result();
-    CHECK(one.breakdown.exposed_comm_s == doctest::Approx(one.comm_total_s).epsilon(1e-6));
+    CHECK(one.breakdown.exposed_comm_s ==
+          doctest::Approx(one.comm_total_s).epsilon(1e-6).scale(0.0));
     const double last = ring_allreduce_s(4, grad, ps.nic_bw, alpha);
     const JobResult finest = jobs.back()->result();
     INFO("latency limit: expected " << last << " s, actual " << finest.breakdown.exposed_comm_s);
-    CHECK(finest.breakdown.exposed_comm_s == doctest::Approx(last).epsilon(0.02));
+    CHECK(finest.breakdown.exposed_comm_s == doctest::Approx(last).epsilon(0.02).scale(0.0));
   }
 
   TEST_CASE("contention: two all-reduces through one shared link take longer than one") {
@@ -91,11 +92,11 @@ TEST_SUITE("unit") {
     const double t3 = shared_b.result().iteration_time_s;
     MESSAGE("alone " << t1 << " s, sharing the backbone " << t2 << " s and " << t3 << " s");
     // Two flows per direction on the backbone: each gets half of its bandwidth.
-    CHECK(t2 == doctest::Approx(2 * t1).epsilon(0.02));
-    CHECK(t3 == doctest::Approx(2 * t1).epsilon(0.02));
+    CHECK(t2 == doctest::Approx(2 * t1).epsilon(0.02).scale(0.0));
+    CHECK(t3 == doctest::Approx(2 * t1).epsilon(0.02).scale(0.0));
   }
 
-  TEST_CASE("flow and wave agree within 2 percent for hierarchical ring and tree") {
+  TEST_CASE("flow and wave agree on iteration time for hierarchical ring and tree") {
     auto engine = create_engine({NetworkMode::kIdeal});
     TestPlatformSpec ps;
     ps.nodes = 16;
@@ -119,8 +120,11 @@ TEST_SUITE("unit") {
       const JobResult f = a->result(), w = b->result();
       INFO(f.name << " " << f.iteration_time_s << " s vs " << w.name << " " << w.iteration_time_s
                   << " s (comm " << f.comm_total_s << " vs " << w.comm_total_s << ")");
-      CHECK(w.iteration_time_s == doctest::Approx(f.iteration_time_s).epsilon(0.02));
-      CHECK(w.comm_total_s == doctest::Approx(f.comm_total_s).epsilon(0.02));
+      CHECK(w.iteration_time_s == doctest::Approx(f.iteration_time_s).epsilon(0.02).scale(0.0));
+      // The pipelined tree's wave latency/fill term is an approximation (README): 5% on the
+      // all-reduce time itself; the ring's is exact to 2%.
+      const double tol = a == &jtf ? 0.05 : 0.02;
+      CHECK(w.comm_total_s == doctest::Approx(f.comm_total_s).epsilon(tol).scale(0.0));
       CHECK(f.comm_total_s > 0.0);
     }
   }
@@ -149,11 +153,11 @@ TEST_SUITE("unit") {
     engine->run();
     const JobResult a = jfull.result(), b = jsym.result(), c = jrail.result();
     INFO("one flow per NIC group " << c.iteration_time_s << " s");
-    CHECK(c.iteration_time_s == doctest::Approx(a.iteration_time_s).epsilon(1e-6));
+    CHECK(c.iteration_time_s == doctest::Approx(a.iteration_time_s).epsilon(1e-6).scale(0.0));
     CHECK(c.bytes_per_iteration.at("inter_node") ==
           doctest::Approx(a.bytes_per_iteration.at("inter_node")));
     INFO("every node " << a.iteration_time_s << " s, node-0 shortcut " << b.iteration_time_s);
-    CHECK(b.iteration_time_s == doctest::Approx(a.iteration_time_s).epsilon(1e-9));
+    CHECK(b.iteration_time_s == doctest::Approx(a.iteration_time_s).epsilon(1e-9).scale(0.0));
     CHECK(b.bytes_per_iteration.at("intra_node") ==
           doctest::Approx(a.bytes_per_iteration.at("intra_node")));
     CHECK(b.bytes_per_iteration.at("host_device") ==
