@@ -1,8 +1,22 @@
 // `scalecast calibrate`: measure real kernels and write a calibration database.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
 #include <memory>
 
+#include "calibration/calibration_runner.hpp"
+#include "calibration/deepbench_import.hpp"
 #include "cli/commands.hpp"
+#include "common/config_error.hpp"
+#include "common/precision.hpp"
+#include "kernels/kernel_backend.hpp"
+#include "models/training_step.hpp"
+#include "models/zoo.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -13,8 +27,132 @@ struct CalibrateOptions {
   std::vector<int> batches{32};
   std::vector<std::string> precisions{"fp32"};
   bool sweep = false;
+  std::string sweep_size = "full";
   std::string out;
+  std::string device_key;
+  std::string import_deepbench;
+  std::string deepbench_dir = "../shared/calibration-data";
+  double min_sample_s = 1e-3;
 };
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_sigint(int) { g_stop.store(true); }
+
+// Each training precision computes its matrix ops in one dtype (common/precision.hpp).
+common::DType dtype_of(const std::string& text) {
+  const auto p = common::parse_precision(text);
+  if (!p)
+    throw common::ConfigError("command line", 0, 0, "--precision",
+                              fmt::format("expected fp32, tf32, fp16 or bf16, got \"{}\"", text));
+  switch (*p) {
+    case common::Precision::kFp32:
+      return common::DType::kFp32;
+    case common::Precision::kTf32:
+      return common::DType::kTf32;
+    case common::Precision::kFp16Mixed:
+      return common::DType::kFp16;
+    case common::Precision::kBf16Mixed:
+      return common::DType::kBf16;
+  }
+  return common::DType::kFp32;
+}
+
+std::string command_line(const CalibrateOptions& o) {
+  std::string c = fmt::format("scalecast calibrate --backend {}", o.backend);
+  if (!o.models.empty())
+    c +=
+        fmt::format(" --models {} --batch {}", fmt::join(o.models, ","), fmt::join(o.batches, ","));
+  if (o.sweep) c += " --sweep --sweep-size " + o.sweep_size;
+  c += " --precision " + fmt::format("{}", fmt::join(o.precisions, ","));
+  return c + " --out " + o.out;
+}
+
+int run_import(const CalibrateOptions& o) {
+  const std::string tag = o.import_deepbench.substr(0, o.import_deepbench.find('-'));
+  calibration::Database db = calibration::import_deepbench(
+      o.import_deepbench, o.deepbench_dir + "/deepbench-" + tag + "-conv.csv",
+      o.deepbench_dir + "/deepbench-" + tag + "-gemm.csv");
+  if (std::filesystem::exists(o.out)) {
+    calibration::Database existing = calibration::load_database(o.out);
+    const auto r = existing.merge(db);
+    db = existing;
+    fmt::print("merged into {}: {} added, {} replaced, {} kept\n", o.out, r.added, r.replaced,
+               r.kept);
+  }
+  calibration::save_database(db, o.out);
+  fmt::print("imported DeepBench {}: {} measurements -> {}\n", o.import_deepbench, db.size(),
+             o.out);
+  return kExitOk;
+}
+
+int run_calibrate(const CalibrateOptions& o) {
+  if (!o.import_deepbench.empty()) return run_import(o);
+  if (o.models.empty() == !o.sweep)
+    throw common::ConfigError("command line", 0, 0, "calibrate",
+                              "give either --models NAME[,NAME...] or --sweep");
+  std::vector<common::DType> dtypes;
+  for (const auto& p : o.precisions) dtypes.push_back(dtype_of(p));
+  for (int b : o.batches)
+    if (b < 1)
+      throw common::ConfigError("command line", 0, 0, "--batch",
+                                fmt::format("expected a batch size >= 1, got {}", b));
+  kernels::TimingOptions timing;
+  timing.min_sample_s = o.min_sample_s;
+  std::unique_ptr<kernels::KernelBackend> backend;
+  if (o.backend == "cuda") {
+    kernels::CudaOptions co;
+    co.timing = timing;
+    backend = kernels::make_cuda_backend(co);
+  } else {
+    backend = kernels::make_cpu_backend(timing);
+  }
+  const std::string device = o.device_key.empty() ? backend->device_info().key : o.device_key;
+  calibration::Database db;
+  if (std::filesystem::exists(o.out)) {
+    db = calibration::load_database(o.out);
+    spdlog::info("calibrate: resuming {} ({} measurements present)", o.out, db.size());
+  }
+  std::vector<calibration::CalibrationJob> jobs;
+  if (o.sweep) {
+    jobs = calibration::sweep_jobs(
+        device, o.backend, dtypes,
+        o.sweep_size == "tiny" ? calibration::SweepSize::kTiny : calibration::SweepSize::kFull,
+        backend->device_info().device_count);
+  } else {
+    // Every op of every model's training step at each batch size and precision; the runner
+    // measures each distinct measurement key once.
+    std::vector<models::Op> ops;
+    for (const auto& name : o.models) {
+      const models::Model model = models::load_model(name);
+      for (int b : o.batches)
+        for (const auto& p : o.precisions) {
+          models::StepOptions so;
+          so.batch = b;
+          so.precision = *common::parse_precision(p);
+          const auto step = models::build_training_step(model, so);
+          ops.insert(ops.end(), step.ops().begin(), step.ops().end());
+        }
+    }
+    jobs = calibration::jobs_for_ops(ops, device);
+    spdlog::info("calibrate: {} ops, {} distinct kernels", ops.size(), jobs.size());
+  }
+  calibration::RunnerOptions ro;
+  ro.out_path = o.out;
+  ro.command = command_line(o);
+  ro.should_stop = [] { return g_stop.load(); };
+  const auto previous = std::signal(SIGINT, on_sigint);
+  const calibration::RunReport r = calibration::run_calibration(*backend, jobs, ro, db);
+  std::signal(SIGINT, previous);
+  fmt::print("calibrate: {} measured, {} already present, {} unsupported on {} -> {} ({} rows)\n",
+             r.measured, r.already_present, r.unsupported, o.backend, o.out, db.size());
+  for (const auto& why : r.unsupported_reasons) fmt::print("  skipped: {}\n", why);
+  if (r.interrupted) {
+    fmt::print(stderr, "calibrate: interrupted; {} kept what was measured; rerun to resume\n",
+               o.out);
+    return kExitFailure;
+  }
+  return kExitOk;
+}
 
 }  // namespace
 
@@ -34,13 +172,21 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       ->delimiter(',')
       ->capture_default_str();
   sub->add_flag("--sweep", opts->sweep, "Measure a generic grid of shapes instead of models");
+  sub->add_option("--sweep-size", opts->sweep_size, "Grid for --sweep")
+      ->check(CLI::IsMember({"tiny", "full"}))
+      ->capture_default_str();
   sub->add_option("-o,--out", opts->out, "Database file to write (resumed if it exists)")
       ->required();
-  sub->callback([opts, &action] {
-    action = [opts]() -> int {
-      throw NotBuilt("calibrate: the kernel backends are not built yet (issue 'Calibration')");
-    };
-  });
+  sub->add_option("--device-key", opts->device_key,
+                  "Catalog key to record the device under (default: the backend's guess)");
+  sub->add_option("--min-sample-time", opts->min_sample_s,
+                  "Seconds each timed sample lasts at least")
+      ->capture_default_str();
+  sub->add_option("--import-deepbench", opts->import_deepbench,
+                  "Import DeepBench's published table for this device (v100-sxm2, p100-sxm2)");
+  sub->add_option("--deepbench-dir", opts->deepbench_dir, "Folder of the DeepBench CSVs")
+      ->capture_default_str();
+  sub->callback([opts, &action] { action = [opts]() -> int { return run_calibrate(*opts); }; });
 }
 
 }  // namespace scalecast::cli

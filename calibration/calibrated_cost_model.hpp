@@ -1,0 +1,74 @@
+#pragma once
+// The calibrated cost model: prices an op on a device from a calibration database through the
+// four tiers of calibration.md §7 — exact lookup, log-log interpolation within a shape family
+// (at most one step beyond the measured range), a roofline with efficiency fitted to that
+// device's measurements per (op class, pass, dtype), and the datasheet roofline with default
+// efficiencies. A per-scenario framework efficiency (a scalar, fitted elsewhere from anchors)
+// divides every time.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "calibration/cost_model.hpp"
+#include "calibration/database.hpp"
+#include "calibration/efficiency_fit.hpp"
+
+namespace scalecast::calibration {
+
+struct CostModelOptions {
+  std::string selection = "find";         // preferred rows: "find" (benchmark mode) or "heuristic"
+  double framework_efficiency = 1.0;      // in (0, 1]: time_s = kernel time / framework_efficiency
+  bool require_measured_device = false;   // unknown device: error instead of datasheet tier
+  int min_fit_points = 12;                // fewer measurements in a group: no fitted curve
+  CostTier best_tier = CostTier::kExact;  // skip tiers better than this (tests, ablations)
+};
+
+// A fitted group: one (device, op, pass, dtype, tensor-core) curve.
+struct FitGroup {
+  std::string device, op, pass;
+  common::DType dtype = common::DType::kFp32;
+  bool tensor_core = false;
+  auto operator<=>(const FitGroup&) const = default;
+};
+
+class CalibratedCostModel : public CostModel {
+ public:
+  explicit CalibratedCostModel(const Database& db, CostModelOptions options = {});
+
+  OpCost op_time(const models::Op& op, const platforms::GpuSpec& gpu) const override;
+  // The same for a measurement key (selection ignored) with optional bytes moved.
+  OpCost key_time(const MeasurementKey& key, const platforms::GpuSpec& gpu,
+                  double bytes_moved = 0.0) const;
+
+  void set_framework_efficiency(double efficiency);
+  double framework_efficiency() const { return options_.framework_efficiency; }
+
+  const std::map<FitGroup, RateFit>& fits() const { return fits_; }
+  const std::map<MeasurementKey, AlphaBetaFit>& alpha_beta_fits() const { return alpha_beta_; }
+  std::vector<std::string> devices() const;
+
+  // The rate-fit base variables of a key: (ln FLOPs, ln intensity) for compute classes,
+  // (ln bytes) for memory-bound ones.
+  static std::vector<double> fit_variables(const MeasurementKey& key, double bytes);
+
+ private:
+  std::optional<double> exact(const MeasurementKey& key) const;
+  std::optional<double> interpolate(const MeasurementKey& key) const;
+  std::optional<double> fitted(const MeasurementKey& key, const platforms::GpuSpec& gpu,
+                               double bytes) const;
+  double datasheet(const MeasurementKey& key, const platforms::GpuSpec& gpu, double bytes) const;
+
+  CostModelOptions options_;
+  std::map<MeasurementKey, double> median_s_;  // selection-free keys, preferred row
+  // family (key with the free dim zeroed, plus the dim's name) → sorted (value, median) points
+  std::map<std::pair<MeasurementKey, std::string>, std::vector<std::pair<double, double>>>
+      families_;
+  std::map<FitGroup, RateFit> fits_;
+  // copies, collectives, file reads: t(S) = α + S/β per key without its size (e.g. per ranks)
+  std::map<MeasurementKey, AlphaBetaFit> alpha_beta_;
+};
+
+}  // namespace scalecast::calibration

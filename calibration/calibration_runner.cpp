@@ -1,0 +1,313 @@
+#include "calibration/calibration_runner.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <set>
+#include <stdexcept>
+
+#include "common/progress.hpp"
+
+namespace scalecast::calibration {
+namespace {
+
+using kernels::KernelKind;
+using kernels::KernelRequest;
+
+kernels::ConvPass conv_pass(const std::string& pass) {
+  if (pass == "bwd_data") return kernels::ConvPass::kBackwardData;
+  if (pass == "bwd_filter") return kernels::ConvPass::kBackwardFilter;
+  return kernels::ConvPass::kForward;
+}
+
+kernels::CopyDirection direction(const std::string& pass) {
+  using kernels::CopyDirection;
+  if (pass == "d2h") return CopyDirection::kDeviceToHost;
+  if (pass == "d2d") return CopyDirection::kDeviceToDevice;
+  if (pass == "p2p") return CopyDirection::kPeerToPeer;
+  if (pass == "h2h") return CopyDirection::kHostToHost;
+  return CopyDirection::kHostToDevice;
+}
+
+kernels::CollectiveKind collective(const std::string& pass) {
+  using kernels::CollectiveKind;
+  if (pass == "all_gather") return CollectiveKind::kAllGather;
+  if (pass == "reduce_scatter") return CollectiveKind::kReduceScatter;
+  if (pass == "broadcast") return CollectiveKind::kBroadcast;
+  return CollectiveKind::kAllReduce;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+MeasurementKey strip(MeasurementKey k) {
+  k.selection.clear();
+  return k;
+}
+
+double bytes_for(const KernelRequest& r, const MeasurementKey& key) {
+  switch (r.kind) {
+    case KernelKind::kConv:
+    case KernelKind::kGemm:
+      return key_min_bytes(key);
+    case KernelKind::kMemcpy:
+    case KernelKind::kCollective:
+    case KernelKind::kFileRead:
+      return static_cast<double>(r.size_bytes);
+    default:
+      // One read and one write per element (backward kernels read x and dy).
+      return static_cast<double>(r.elements) * common::dtype_bytes(r.dtype) * (r.backward ? 3 : 2);
+  }
+}
+
+}  // namespace
+
+KernelRequest request_for(const MeasurementKey& key) {
+  KernelRequest r;
+  r.dtype = key.dtype;
+  r.tensor_core = key.tensor_core;
+  r.backward = key.pass != "fwd";
+  const auto d = [&](const char* n, std::int64_t fallback = 0) {
+    return key.dims.count(n) ? key.dim(n) : fallback;
+  };
+  if (key.op == "conv") {
+    r.kind = KernelKind::kConv;
+    r.pass = conv_pass(key.pass);
+    r.conv = {d("n"),
+              d("c"),
+              d("h"),
+              d("w"),
+              d("k"),
+              d("r"),
+              d("s"),
+              d("pad_h"),
+              d("pad_w"),
+              d("stride_h", 1),
+              d("stride_w", 1),
+              d("dilation_h", 1),
+              d("dilation_w", 1),
+              d("groups", 1)};
+  } else if (key.op == "gemm" || key.op == "attention") {
+    r.kind = KernelKind::kGemm;
+    r.gemm = {d("m"), d("n"), d("k"), d("trans_a") != 0, d("trans_b") != 0, d("batch", 1)};
+  } else if (key.op == "memcpy") {
+    r.kind = KernelKind::kMemcpy;
+    r.direction = direction(key.pass);
+    r.size_bytes = d("bytes");
+  } else if (key.op == "collective") {
+    r.kind = KernelKind::kCollective;
+    r.tensor_core = false;
+    r.collective = collective(key.pass);
+    r.size_bytes = d("bytes");
+  } else if (key.op == "file_read") {
+    r.kind = KernelKind::kFileRead;
+    r.size_bytes = d("bytes");
+  } else if (key.op == "normalization") {
+    // Batch-norm of an N×C×H×W tensor: the key has only the element count; 64 channels (the
+    // narrowest ResNet stage) is the default channel split.
+    r.kind = KernelKind::kNormalization;
+    r.elements = d("elements");
+    r.channels = 64;
+  } else if (key.op == "pooling") {
+    // Max pooling over square planes of one channel: H = W = √elements, window r×s.
+    r.kind = KernelKind::kPooling;
+    const auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(d("elements"))));
+    r.conv = {1, 1, side, side, 1, d("r", 3), d("s", 3), 0, 0, d("stride_h", 2), d("stride_h", 2),
+              1, 1, 1};
+    r.elements = side * side;
+  } else if (key.op == "softmax") {
+    // Rows of 1000 classes (ImageNet classifiers) when the count divides, else one row.
+    r.kind = KernelKind::kSoftmax;
+    r.elements = d("elements");
+    r.channels = r.elements % 1000 == 0 ? 1000 : r.elements;
+  } else {
+    r.kind = KernelKind::kElementwise;  // elementwise, reduction, embedding, optimizer
+    r.elements = d("elements");
+  }
+  return r;
+}
+
+std::vector<CalibrationJob> jobs_for_ops(const std::vector<models::Op>& ops,
+                                         const std::string& device) {
+  std::vector<CalibrationJob> jobs;
+  std::set<MeasurementKey> seen;
+  for (const auto& op : ops) {
+    MeasurementKey key = key_for(op, device);
+    key.selection.clear();
+    if (!seen.insert(key).second) continue;
+    CalibrationJob job{key, request_for(key), 0.0};
+    job.bytes_moved = bytes_for(job.request, key);
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+std::vector<CalibrationJob> sweep_jobs(const std::string& device, const std::string& backend,
+                                       const std::vector<common::DType>& dtypes, SweepSize size,
+                                       int gpus) {
+  const bool tiny = size == SweepSize::kTiny;
+  std::vector<MeasurementKey> keys;
+  for (const auto dtype : dtypes) {
+    const bool tc = dtype != common::DType::kFp32 && dtype != common::DType::kFp64;
+    const auto add = [&](std::string op, std::string pass,
+                         std::map<std::string, std::int64_t> dims) {
+      keys.push_back({device, std::move(op), std::move(pass), dtype, tc, "", std::move(dims)});
+    };
+    const std::vector<std::int64_t> squares =
+        tiny ? std::vector<std::int64_t>{64, 128}
+             : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096};
+    for (auto m : squares)
+      add("gemm", "any", {{"m", m}, {"n", m}, {"k", m}, {"trans_a", 0}, {"trans_b", 0}});
+    if (!tiny)
+      for (std::int64_t n : {16, 64, 256})
+        add("gemm", "any", {{"m", 1024}, {"n", n}, {"k", 1024}, {"trans_a", 0}, {"trans_b", 0}});
+    // ResNet-like convs: (c, hw, k, rs, pad, stride).
+    const std::vector<std::array<std::int64_t, 6>> convs =
+        tiny ? std::vector<std::array<std::int64_t, 6>>{{8, 8, 8, 3, 1, 1}}
+             : std::vector<std::array<std::int64_t, 6>>{
+                   {64, 56, 64, 3, 1, 1},   {64, 56, 256, 1, 0, 1}, {128, 28, 128, 3, 1, 1},
+                   {256, 14, 256, 3, 1, 1}, {512, 7, 512, 3, 1, 1}, {3, 224, 64, 7, 3, 2}};
+    const std::vector<std::int64_t> batches =
+        tiny ? std::vector<std::int64_t>{1, 2} : std::vector<std::int64_t>{1, 2, 4, 8};
+    for (const auto& c : convs)
+      for (auto n : batches)
+        for (const char* pass : {"fwd", "bwd_data", "bwd_filter"})
+          add("conv", pass,
+              {{"n", n},
+               {"c", c[0]},
+               {"h", c[1]},
+               {"w", c[1]},
+               {"k", c[2]},
+               {"r", c[3]},
+               {"s", c[3]},
+               {"pad_h", c[4]},
+               {"pad_w", c[4]},
+               {"stride_h", c[5]},
+               {"stride_w", c[5]}});
+    const std::vector<std::int64_t> elems =
+        tiny ? std::vector<std::int64_t>{1 << 12, 1 << 14}
+             : std::vector<std::int64_t>{1 << 16, 1 << 20, 1 << 22, 1 << 24};
+    for (auto e : elems)
+      for (const char* op : {"elementwise", "normalization"})
+        for (const char* pass : {"fwd", "bwd_data"}) add(op, pass, {{"elements", e}});
+    for (auto e : elems)
+      add("pooling", "fwd", {{"elements", e}, {"r", 3}, {"s", 3}, {"stride_h", 2}});
+    for (auto e : elems) add("softmax", "fwd", {{"elements", e / 1000 * 1000}});
+    const std::vector<std::int64_t> sizes =
+        tiny ? std::vector<std::int64_t>{1 << 16, 1 << 20}
+             : std::vector<std::int64_t>{1 << 16, 1 << 20, 1 << 24, 1 << 26};
+    if (dtype == dtypes.front()) {  // copies and collectives do not depend on the compute dtype
+      const std::vector<std::string> dirs =
+          backend == "cuda" ? std::vector<std::string>{"h2d", "d2h", "d2d", "p2p"}
+                            : std::vector<std::string>{"h2h"};
+      for (const auto& dir : dirs)
+        for (auto s : sizes) add("memcpy", dir, {{"bytes", s}});
+    }
+    if (backend == "cuda" && (dtype == common::DType::kFp32 || dtype == common::DType::kFp16)) {
+      // DeepBench's all-reduce sizes span 0.4 MB–258 MB (calibration.md §3); powers of 4 here.
+      const std::vector<std::int64_t> coll =
+          tiny ? std::vector<std::int64_t>{1 << 20}
+               : std::vector<std::int64_t>{1 << 16, 1 << 18, 1 << 20, 1 << 22,
+                                           1 << 24, 1 << 26, 1 << 28};
+      for (const char* kind : {"all_reduce", "all_gather", "reduce_scatter", "broadcast"})
+        for (auto s : coll) add("collective", kind, {{"bytes", s}, {"ranks", gpus}});
+    }
+  }
+  std::vector<CalibrationJob> jobs;
+  for (auto& k : keys) {
+    CalibrationJob job{k, request_for(k), 0.0};
+    job.bytes_moved = bytes_for(job.request, k);
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+RunReport run_calibration(kernels::KernelBackend& backend, const std::vector<CalibrationJob>& jobs,
+                          const RunnerOptions& options, Database& db) {
+  RunReport report;
+  const kernels::DeviceInfo info = backend.device_info();
+  std::set<MeasurementKey> done;
+  for (const Measurement* m : db.measurements()) done.insert(strip(m->key));
+  std::string device = jobs.empty() ? info.key : jobs.front().key.device;
+  Source src;
+  src.date = options.date.empty() ? utc_now() : options.date;
+  src.id = fmt::format("{}-{}-{}", info.backend, device, src.date);
+  src.device = device;
+  src.device_name = info.name;
+  src.backend = info.backend;
+  src.driver = info.driver;
+  src.libraries = info.libraries;
+  src.properties = info.properties;
+  src.command = options.command;
+  src.timing =
+      "warm-up, then samples of R back-to-back calls (each sample >= min time) until the "
+      "median settles; median and min over samples";
+  bool source_added = false;
+  report.source_id = src.id;
+  auto last_flush = std::chrono::steady_clock::now();
+  const auto flush = [&] {
+    if (!options.out_path.empty()) save_database(db, options.out_path);
+    last_flush = std::chrono::steady_clock::now();
+  };
+  std::set<std::string> reasons;
+  std::unique_ptr<common::Progress> progress;
+  if (options.show_progress)
+    progress = std::make_unique<common::Progress>("calibrate", jobs.size());
+  for (const auto& job : jobs) {
+    if (options.should_stop && options.should_stop()) {
+      report.interrupted = true;
+      break;
+    }
+    const std::string label = job.key.signature();
+    if (done.count(strip(job.key))) {
+      ++report.already_present;
+      if (progress) progress->advance(1, "present " + label);
+      continue;
+    }
+    if (const auto why = backend.unsupported_reason(job.request); !why.empty()) {
+      ++report.unsupported;
+      if (reasons.insert(why).second) spdlog::warn("calibrate: skipping {}: {}", label, why);
+      if (progress) progress->advance(1, "skipped " + label);
+      continue;
+    }
+    if (!source_added) db.add_source(src), source_added = true;
+    for (const auto& res : backend.measure(job.request)) {
+      Measurement m;
+      m.key = job.key;
+      m.key.selection = res.selection;
+      m.median_s = res.timing.median_s;
+      m.min_s = res.timing.min_s;
+      m.samples = res.timing.samples;
+      m.reps = res.timing.reps_per_sample;
+      m.algorithm = res.algorithm;
+      m.math = res.math;
+      m.workspace_bytes = res.workspace_bytes;
+      m.bytes_moved = job.bytes_moved;
+      if (res.ranks > 1)
+        m.note = fmt::format("ranks {}, busbw {:.4g} GB/s", res.ranks, res.busbw_Bps / 1e9);
+      m.source = src.id;
+      db.put(m);
+    }
+    done.insert(strip(job.key));
+    ++report.measured;
+    if (progress) progress->advance(1, label);
+    const double since =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - last_flush).count();
+    if (since >= options.flush_interval_s) flush();
+  }
+  if (progress) progress->finish();
+  report.unsupported_reasons.assign(reasons.begin(), reasons.end());
+  flush();
+  return report;
+}
+
+}  // namespace scalecast::calibration

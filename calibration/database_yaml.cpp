@@ -1,0 +1,208 @@
+// Reading and writing the calibration database file (format in calibration/README.md). Reading
+// goes through common::ConfigNode so every problem is reported as file:line:col plus key path.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "calibration/database.hpp"
+#include "common/atomic_file.hpp"
+#include "common/config_node.hpp"
+
+namespace scalecast::calibration {
+namespace {
+
+using common::ConfigNode;
+
+constexpr const char* kFormat = "scalecast-calibration";
+
+std::map<std::string, std::string> string_map(const ConfigNode& node) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : node.entries()) out[k] = v.as_string();
+  return out;
+}
+
+Source read_source(const ConfigNode& n) {
+  n.check_keys({"id", "device", "device_name", "backend", "driver", "libraries", "properties",
+                "date", "command", "timing"});
+  Source s;
+  s.id = n.required("id").as_string();
+  s.device = n.required("device").as_string();
+  s.device_name = n.string_or("device_name", "");
+  s.backend = n.required("backend").as_string();
+  s.driver = n.string_or("driver", "");
+  if (auto l = n.optional("libraries")) s.libraries = string_map(*l);
+  if (auto p = n.optional("properties")) s.properties = string_map(*p);
+  s.date = n.required("date").as_string();
+  s.command = n.string_or("command", "");
+  s.timing = n.string_or("timing", "");
+  return s;
+}
+
+double positive_seconds(const ConfigNode& n) {
+  const double v = n.as_double();
+  if (!(v > 0)) n.fail(fmt::format("expected a time in seconds > 0, got \"{}\"", n.as_string()));
+  return v;
+}
+
+Measurement read_entry(const ConfigNode& n, const Database& db) {
+  n.check_keys({"source", "device", "op", "pass", "dtype", "tc", "select", "dims", "median_s",
+                "min_s", "samples", "reps", "algo", "math", "workspace_bytes", "bytes_moved",
+                "note"});
+  Measurement m;
+  const ConfigNode src = n.required("source");
+  m.source = src.as_string();
+  const Source* source = db.source(m.source);
+  if (!source) src.fail(fmt::format("no source with id \"{}\" in sources", m.source));
+  const ConfigNode dev = n.required("device");
+  m.key.device = dev.as_string();
+  if (m.key.device != source->device)
+    dev.fail(fmt::format("device \"{}\" differs from its source's device \"{}\"", m.key.device,
+                         source->device));
+  const ConfigNode op = n.required("op");
+  m.key.op = op.as_string();
+  const auto& ops = op_names();
+  if (std::find(ops.begin(), ops.end(), m.key.op) == ops.end()) {
+    const std::string hint = common::closest_match(m.key.op, ops);
+    op.fail(hint.empty()
+                ? fmt::format("unknown op class \"{}\"", m.key.op)
+                : fmt::format("unknown op class \"{}\" (did you mean \"{}\"?)", m.key.op, hint));
+  }
+  m.key.pass = n.required("pass").as_string();
+  const ConfigNode dt = n.required("dtype");
+  const auto dtype = common::parse_dtype(dt.as_string());
+  if (!dtype)
+    dt.fail(
+        fmt::format("expected fp64, fp32, tf32, fp16, bf16 or fp8, got \"{}\"", dt.as_string()));
+  m.key.dtype = *dtype;
+  m.key.tensor_core = n.bool_or("tc", false);
+  const ConfigNode sel = n.required("select");
+  m.key.selection = sel.as_string();
+  if (m.key.selection != "find" && m.key.selection != "heuristic" && m.key.selection != "fixed")
+    sel.fail(fmt::format("expected find, heuristic or fixed, got \"{}\"", m.key.selection));
+  const ConfigNode dims = n.required("dims");
+  for (const auto& [name, v] : dims.entries()) m.key.dims[name] = v.as_count();
+  for (const auto& need : required_dims(m.key.op))
+    if (!m.key.dims.count(need))
+      dims.fail(fmt::format("missing dimension '{}' for op {}", need, m.key.op));
+  m.median_s = positive_seconds(n.required("median_s"));
+  m.min_s = n.has("min_s") ? positive_seconds(n.required("min_s")) : m.median_s;
+  if (m.min_s > m.median_s * (1 + 1e-12))
+    n.required("min_s").fail(fmt::format("min_s {} exceeds median_s {}", m.min_s, m.median_s));
+  m.samples = static_cast<int>(n.count_or("samples", 1));
+  m.reps = static_cast<int>(n.count_or("reps", 1));
+  m.algorithm = n.string_or("algo", "");
+  m.math = n.string_or("math", "");
+  m.workspace_bytes = n.count_or("workspace_bytes", 0);
+  m.bytes_moved = n.double_or("bytes_moved", 0.0);
+  m.note = n.string_or("note", "");
+  return m;
+}
+
+// YAML double-quoted scalar.
+std::string q(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string flow_map(const std::map<std::string, std::string>& m) {
+  std::string s = "{";
+  for (const auto& [k, v] : m) s += fmt::format("{}{}: {}", s.size() > 1 ? ", " : "", q(k), q(v));
+  return s + "}";
+}
+
+}  // namespace
+
+Database parse_database(const std::string& text, const std::string& display_name) {
+  const ConfigNode root = ConfigNode::load_string(text, display_name);
+  if (!root.is_map())
+    root.fail("expected a calibration database (a map with format: " + std::string(kFormat) + ")");
+  root.check_keys({"format", "version", "sources", "entries"});
+  const ConfigNode format = root.required("format");
+  if (format.as_string() != kFormat)
+    format.fail(fmt::format("expected \"{}\", got \"{}\"", kFormat, format.as_string()));
+  const ConfigNode version = root.required("version");
+  if (version.as_int() != kDatabaseVersion)
+    version.fail(fmt::format("unsupported version {} (this build reads version {})",
+                             version.as_int(), kDatabaseVersion));
+  Database db;
+  if (auto sources = root.optional("sources"); sources && !sources->is_null()) {
+    for (const auto& s : sources->items()) {
+      const Source src = read_source(s);
+      if (db.source(src.id))
+        s.required("id").fail(fmt::format("duplicate source id \"{}\"", src.id));
+      db.add_source(src);
+    }
+  }
+  if (auto entries = root.optional("entries"); entries && !entries->is_null()) {
+    for (const auto& e : entries->items()) {
+      const Measurement m = read_entry(e, db);
+      if (db.contains(m.key)) e.fail(fmt::format("duplicate measurement of {}", m.key.signature()));
+      db.put(m);
+    }
+  }
+  return db;
+}
+
+Database load_database(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw common::ConfigError(path, 0, 0, "", "cannot open calibration database");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_database(ss.str(), path);
+}
+
+std::string to_yaml(const Database& db) {
+  std::string out = fmt::format(
+      "# scalecast calibration database (format: calibration/README.md)\nformat: {}\nversion: "
+      "{}\nsources:\n",
+      kFormat, kDatabaseVersion);
+  if (db.sources().empty()) out.pop_back(), out += " []\n";
+  for (const auto& [id, s] : db.sources()) {
+    out += fmt::format("  - id: {}\n    device: {}\n    device_name: {}\n    backend: {}\n", q(id),
+                       q(s.device), q(s.device_name), q(s.backend));
+    out += fmt::format("    driver: {}\n    libraries: {}\n    properties: {}\n", q(s.driver),
+                       flow_map(s.libraries), flow_map(s.properties));
+    out += fmt::format("    date: {}\n    command: {}\n    timing: {}\n", q(s.date), q(s.command),
+                       q(s.timing));
+  }
+  out += "entries:";
+  const auto rows = db.measurements();
+  out += rows.empty() ? " []\n" : "\n";
+  for (const Measurement* m : rows) {
+    const auto& k = m->key;
+    std::string dims = "{";
+    for (const auto& [name, v] : k.dims)
+      dims += fmt::format("{}{}: {}", dims.size() > 1 ? ", " : "", name, v);
+    dims += "}";
+    out += fmt::format(
+        "  - {{source: {}, device: {}, op: {}, pass: {}, dtype: {}, tc: {}, select: {}, dims: {}, "
+        "median_s: {}, min_s: {}, samples: {}, reps: {}",
+        q(m->source), q(k.device), k.op, q(k.pass), common::to_string(k.dtype),
+        k.tensor_core ? "true" : "false", k.selection, dims, m->median_s, m->min_s, m->samples,
+        m->reps);
+    if (!m->algorithm.empty()) out += fmt::format(", algo: {}", q(m->algorithm));
+    if (!m->math.empty()) out += fmt::format(", math: {}", q(m->math));
+    if (m->workspace_bytes) out += fmt::format(", workspace_bytes: {}", m->workspace_bytes);
+    if (m->bytes_moved > 0) out += fmt::format(", bytes_moved: {}", m->bytes_moved);
+    if (!m->note.empty()) out += fmt::format(", note: {}", q(m->note));
+    out += "}\n";
+  }
+  return out;
+}
+
+void save_database(const Database& db, const std::string& path) {
+  common::write_file_atomic(path, to_yaml(db));
+}
+
+}  // namespace scalecast::calibration

@@ -1,0 +1,263 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "calibration/calibrated_cost_model.hpp"
+#include "deepbench_fixture.hpp"
+#include "models/training_step.hpp"
+#include "models/zoo.hpp"
+
+using namespace scalecast::calibration;
+using scalecast::common::DType;
+using scalecast::models::Op;
+using scalecast::models::OpClass;
+using scalecast::models::Pass;
+namespace t = scalecast::calibration::testing;
+
+namespace {
+
+Op gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::kFp32,
+           bool tc = false) {
+  Op op;
+  op.name = "gemm";
+  op.op_class = OpClass::kGemm;
+  op.dtype = dtype;
+  op.tensor_core = tc;
+  op.gemm = {m, n, k, false, false, 1};
+  op.flops = 2.0 * m * n * k;
+  return op;
+}
+
+Op conv_op(std::int64_t n, std::int64_t c, std::int64_t hw, std::int64_t k, std::int64_t rs,
+           std::int64_t pad, Pass pass = Pass::kForward) {
+  Op op;
+  op.name = "conv";
+  op.op_class = OpClass::kConv;
+  op.pass = pass;
+  op.conv.n = n, op.conv.c = c, op.conv.h = hw, op.conv.w = hw, op.conv.k = k;
+  op.conv.r = rs, op.conv.s = rs, op.conv.pad_h = pad, op.conv.pad_w = pad;
+  return op;
+}
+
+// Synthetic GEMM rows: t = F / 10 TFLOP/s + 5 µs on a family M ∈ {256..4096} × N × K grid.
+// Relative closeness (doctest's Approx adds an absolute scale of 1, useless for seconds).
+bool near(double actual, double expected, double rel) {
+  return std::abs(actual / expected - 1.0) <= rel;
+}
+
+Database synthetic(bool with_exact, bool with_family, int extra_rows) {
+  Database db;
+  db.add_source(t::test_source("syn", "v100-sxm2"));
+  const auto put = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    Measurement r;
+    r.key = {"v100-sxm2",
+             "gemm",
+             "any",
+             DType::kFp32,
+             false,
+             "find",
+             {{"m", m}, {"n", n}, {"k", k}, {"trans_a", 0}, {"trans_b", 0}}};
+    r.median_s = r.min_s = 2.0 * m * n * k / 10e12 + 5e-6;
+    r.source = "syn";
+    db.put(r);
+  };
+  if (with_exact) put(1024, 1024, 1024);
+  if (with_family) put(512, 1024, 1024), put(2048, 1024, 1024);
+  const std::int64_t grid[] = {128, 256, 512, 2048, 4096};
+  for (int i = 0; i < extra_rows; ++i) put(grid[i % 5], grid[i / 5 % 5], grid[i / 25 % 5] + 64);
+  return db;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("roofline tier GEMM 8192 cubed on V100 fp32 is 80 to 95 percent of peak") {
+    const Database db = load_database(t::committed_db("v100-sxm2"));
+    const CalibratedCostModel model(db);
+    const auto gpu = t::v100();
+    const Op op = gemm_op(8192, 8192, 8192);
+    const OpCost c = model.op_time(op, gpu);
+    const double frac = op.flops / c.time_s / gpu.fp32_flops;
+    MESSAGE("GEMM 8192^3 fp32 on V100: " << c.time_s * 1e3 << " ms, " << op.flops / c.time_s / 1e12
+                                         << " TFLOP/s = " << 100 * frac << "% of 15.7 TF (tier "
+                                         << to_string(c.tier) << "); expected 80-95%");
+    CHECK(c.tier == CostTier::kFitted);
+    CHECK(frac >= 0.80);
+    CHECK(frac <= 0.95);
+    // The datasheet tier alone uses the §8 median (84%).
+    CostModelOptions datasheet_only;
+    datasheet_only.best_tier = CostTier::kDatasheet;
+    const OpCost d = CalibratedCostModel(db, datasheet_only).op_time(op, gpu);
+    CHECK(d.tier == CostTier::kDatasheet);
+    CHECK(op.flops / d.time_s / gpu.fp32_flops == doctest::Approx(0.84));
+    // Mixed precision on tensor cores lands near DeepBench's 80% median of 125 TF.
+    const Op half = gemm_op(8192, 8192, 8192, DType::kFp16, true);
+    const OpCost h = model.op_time(half, gpu);
+    MESSAGE("GEMM 8192^3 fp16 tensor cores: " << 100 * half.flops / h.time_s / 125e12
+                                              << "% of 125 TF (tier " << to_string(h.tier) << ")");
+    CHECK(half.flops / h.time_s / 125e12 > 0.6);
+    CHECK(half.flops / h.time_s / 125e12 <= 1.0);
+  }
+
+  TEST_CASE("tier order exact then interpolated then fitted then datasheet") {
+    const auto gpu = t::v100();
+    const Op op = gemm_op(1024, 1024, 1024);
+    const double flops = op.flops;
+    const double truth = flops / 10e12 + 5e-6;
+    const OpCost exact = CalibratedCostModel(synthetic(true, true, 125)).op_time(op, gpu);
+    const OpCost interp = CalibratedCostModel(synthetic(false, true, 125)).op_time(op, gpu);
+    const OpCost fitted = CalibratedCostModel(synthetic(false, false, 125)).op_time(op, gpu);
+    const OpCost sheet = CalibratedCostModel(synthetic(false, false, 3)).op_time(op, gpu);
+    MESSAGE("expected " << truth << " s; exact " << exact.time_s << ", interpolated "
+                        << interp.time_s << ", fitted " << fitted.time_s << ", datasheet "
+                        << sheet.time_s);
+    CHECK(exact.tier == CostTier::kExact);
+    CHECK(near(exact.time_s, truth, 1e-12));
+    CHECK(interp.tier == CostTier::kInterpolated);
+    CHECK(near(interp.time_s, truth, 0.02));
+    CHECK(fitted.tier == CostTier::kFitted);
+    CHECK(near(fitted.time_s, truth, 0.15));
+    CHECK(sheet.tier == CostTier::kDatasheet);
+    CHECK(near(sheet.time_s, flops / (15.7e12 * 0.84), 1e-12));
+    CHECK(to_string(CostTier::kExact) == "exact");
+    CHECK(to_string(CostTier::kInterpolated) == "interpolated");
+    CHECK(to_string(CostTier::kFitted) == "fitted");
+    CHECK(to_string(CostTier::kDatasheet) == "datasheet");
+  }
+
+  TEST_CASE("DeepBench conv tiers and interpolation at most one step beyond the data") {
+    const Database db = load_database(t::committed_db("v100-sxm2"));
+    const CalibratedCostModel model(db);
+    const auto gpu = t::v100();
+    // ResNet 3×3 on 7×7×512 → 512 was measured at N = 8 and 16 (deepbench-v100-conv.csv).
+    const OpCost n8 = model.op_time(conv_op(8, 512, 7, 512, 3, 1), gpu);
+    const OpCost n16 = model.op_time(conv_op(16, 512, 7, 512, 3, 1), gpu);
+    const OpCost n12 = model.op_time(conv_op(12, 512, 7, 512, 3, 1), gpu);
+    const OpCost n32 = model.op_time(conv_op(32, 512, 7, 512, 3, 1), gpu);
+    const OpCost n33 = model.op_time(conv_op(33, 512, 7, 512, 3, 1), gpu);
+    CHECK(n8.tier == CostTier::kExact);
+    CHECK(near(n8.time_s, 0.236e-3, 1e-12));
+    CHECK(n16.tier == CostTier::kExact);
+    CHECK(n12.tier == CostTier::kInterpolated);
+    CHECK(n12.time_s > n8.time_s);
+    CHECK(n12.time_s < n16.time_s);
+    CHECK(n32.tier == CostTier::kInterpolated);  // one step (×2) beyond N = 16
+    CHECK(n33.tier == CostTier::kFitted);        // beyond that: the fitted curve
+    const OpCost novel = model.op_time(conv_op(8, 96, 20, 200, 3, 1), gpu);
+    CHECK(novel.tier == CostTier::kFitted);
+    Op bn;
+    bn.name = "bn";
+    bn.op_class = OpClass::kNormalization;
+    bn.elements = 8 * 64 * 56 * 56;
+    bn.bytes_read = bn.elements * 4.0 * 2;
+    bn.bytes_written = bn.elements * 4.0;
+    const OpCost b = model.op_time(bn, gpu);
+    CHECK(b.tier == CostTier::kDatasheet);
+    CHECK(near(b.time_s, bn.elements * 12.0 / (900e9 * 0.62), 1e-12));
+  }
+
+  TEST_CASE("copy size sweeps fit a latency-bandwidth line") {
+    // Synthetic H2D copies: 10 µs + S / 12 GB/s, measured from 64 KiB to 16 MiB.
+    Database db;
+    db.add_source(t::test_source("syn", "v100-sxm2"));
+    for (std::int64_t s = 1 << 16; s <= 1 << 24; s *= 4) {
+      Measurement m;
+      m.key = {"v100-sxm2", "memcpy", "h2d", DType::kFp32, false, "fixed", {{"bytes", s}}};
+      m.median_s = m.min_s = 10e-6 + s / 12e9;
+      m.source = "syn";
+      db.put(m);
+    }
+    const CalibratedCostModel model(db);
+    REQUIRE(model.alpha_beta_fits().size() == 1);
+    const AlphaBetaFit& ab = model.alpha_beta_fits().begin()->second;
+    MESSAGE("alpha " << ab.alpha_s * 1e6 << " us (expected 10), beta " << ab.beta_Bps / 1e9
+                     << " GB/s (expected 12)");
+    CHECK(near(ab.alpha_s, 10e-6, 1e-6));
+    CHECK(near(ab.beta_Bps, 12e9, 1e-6));
+    Op copy;
+    copy.name = "input";
+    copy.op_class = OpClass::kMemcpy;
+    copy.bytes_read = double(1 << 30);
+    const OpCost c = model.op_time(copy, t::v100());
+    CHECK(c.tier == CostTier::kFitted);
+    CHECK(near(c.time_s, 10e-6 + (1 << 30) / 12e9, 1e-6));
+    // Unmeasured device: PCIe 3 x16 at 15.75 GB/s × 0.72 (hardware.md §1, Paleo).
+    auto a100 = t::v100();
+    a100.name = "other";
+    CHECK(near(model.op_time(copy, a100).time_s, (1 << 30) / (15.75e9 * 0.72), 1e-12));
+  }
+
+  TEST_CASE("framework efficiency divides every answer") {
+    const Database db = synthetic(true, true, 125);
+    CostModelOptions o;
+    o.framework_efficiency = 0.5;
+    const auto gpu = t::v100();
+    const Op op = gemm_op(1024, 1024, 1024);
+    CHECK(near(CalibratedCostModel(db, o).op_time(op, gpu).time_s,
+               2 * CalibratedCostModel(db).op_time(op, gpu).time_s, 1e-12));
+    CalibratedCostModel m(db);
+    CHECK_THROWS_WITH(m.set_framework_efficiency(0.0),
+                      "cost model: framework efficiency must be in (0, 1], got 0");
+  }
+
+  TEST_CASE("unknown devices and unpriceable ops give precise errors") {
+    const Database db = synthetic(true, true, 125);
+    auto gpu = t::v100();
+    gpu.name = "a100-sxm4-40gb";
+    // Default: a device never measured is priced from its datasheet.
+    CHECK(CalibratedCostModel(db).op_time(gemm_op(64, 64, 64), gpu).tier == CostTier::kDatasheet);
+    CostModelOptions strict;
+    strict.require_measured_device = true;
+    CHECK_THROWS_WITH(CalibratedCostModel(db, strict).op_time(gemm_op(64, 64, 64), gpu),
+                      "cost model: no measurements for device 'a100-sxm4-40gb' in the calibration "
+                      "database (measured: v100-sxm2)");
+    gpu.name = "";
+    CHECK_THROWS_WITH(CalibratedCostModel(db).op_time(gemm_op(64, 64, 64), gpu),
+                      "cost model: the GPU spec has no name (expected a catalog key such as "
+                      "\"v100-sxm2\")");
+    CHECK_THROWS_WITH(
+        CalibratedCostModel(db).op_time(gemm_op(64, 64, 64, DType::kFp8, true), t::v100()),
+        "cost model: GPU 'v100-sxm2' has no fp8 tensor-core peak for v100-sxm2 gemm any fp8+tc "
+        "k=64 "
+        "m=64 n=64 trans_a=0 trans_b=0");
+    CHECK_THROWS_WITH(CalibratedCostModel(db).op_time(gemm_op(0, 64, 64), t::v100()),
+                      "op 'gemm': a gemm needs positive m, n, k");
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE("ResNet-50 training step priced on V100 from DeepBench") {
+    // Sum of per-op times (no overlap) against DLE-RN50 (calibration.md §9): FP32 batch 96
+    // 385 images/s, mixed batch 192 1,427 images/s on one V100. Kernel sums exclude framework
+    // overhead, so they should be faster than the end-to-end figure but the same order.
+    const CalibratedCostModel model(load_database(t::committed_db("v100-sxm2")));
+    const auto gpu = t::v100();
+    for (const auto& [precision, batch, measured_ips] :
+         {std::tuple{scalecast::common::Precision::kFp32, 96, 385.0},
+          std::tuple{scalecast::common::Precision::kFp16Mixed, 192, 1427.0}}) {
+      scalecast::models::StepOptions so;
+      so.batch = batch;
+      so.precision = precision;
+      const auto step =
+          scalecast::models::build_training_step(scalecast::models::zoo_model("resnet50"), so);
+      std::map<CostTier, int> tiers;
+      double total_s = 0;
+      for (const auto& op : step.ops()) {
+        const OpCost c = model.op_time(op, gpu);
+        ++tiers[c.tier];
+        total_s += c.time_s;
+      }
+      const double ips = batch / total_s;
+      MESSAGE(scalecast::common::to_string(precision)
+              << " batch " << batch << ": " << step.ops().size() << " ops, step " << total_s * 1e3
+              << " ms = " << ips << " images/s (measured end to end: " << measured_ips
+              << "); tiers exact " << tiers[CostTier::kExact] << ", interpolated "
+              << tiers[CostTier::kInterpolated] << ", fitted " << tiers[CostTier::kFitted]
+              << ", datasheet " << tiers[CostTier::kDatasheet]);
+      CHECK(ips > 0.5 * measured_ips);
+      CHECK(ips < 3.0 * measured_ips);
+    }
+  }
+}

@@ -1,0 +1,152 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "calibration/calibrated_cost_model.hpp"
+#include "calibration/calibration_runner.hpp"
+#include "calibration/coverage.hpp"
+#include "models/training_step.hpp"
+#include "models/zoo.hpp"
+#include "resnet50_ops.hpp"
+
+using namespace scalecast::calibration;
+namespace fs = std::filesystem;
+
+namespace {
+
+scalecast::kernels::TimingOptions quick_timing() {
+  scalecast::kernels::TimingOptions t;
+  t.min_sample_s = 2e-4;
+  t.min_samples = 3;
+  t.max_total_s = 0.2;
+  return t;
+}
+
+// The conv and GEMM ops of the zoo's ResNet-50 training step.
+std::vector<scalecast::models::Op> zoo_resnet50_conv_gemm(std::int64_t batch) {
+  scalecast::models::StepOptions so;
+  so.batch = batch;
+  const auto step =
+      scalecast::models::build_training_step(scalecast::models::zoo_model("resnet50"), so);
+  std::vector<scalecast::models::Op> out;
+  for (const auto& op : step.ops())
+    if (op.op_class == scalecast::models::OpClass::kConv ||
+        op.op_class == scalecast::models::OpClass::kGemm)
+      out.push_back(op);
+  return out;
+}
+
+std::string temp_path(const std::string& name) {
+  const fs::path dir = fs::path(SCALECAST_BINARY_DIR) / "test-tmp";
+  fs::create_directories(dir);
+  fs::remove(dir / name);
+  return (dir / name).string();
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("tiny cpu sweep writes a database that round-trips") {
+    auto cpu = scalecast::kernels::make_cpu_backend(quick_timing());
+    const auto jobs =
+        sweep_jobs("cpu-host", "cpu", {scalecast::common::DType::kFp32}, SweepSize::kTiny);
+    Database db;
+    RunnerOptions o;
+    o.out_path = temp_path("tiny.yaml");
+    o.show_progress = false;
+    o.command = "test";
+    const RunReport r = run_calibration(*cpu, jobs, o, db);
+    MESSAGE(r.measured << " measured from " << jobs.size() << " jobs");
+    CHECK(r.measured == static_cast<int>(jobs.size()));
+    CHECK(r.unsupported == 0);
+    const Database back = load_database(o.out_path);
+    CHECK(back == db);
+    CHECK(to_yaml(back) == to_yaml(db));
+    const Source& src = back.sources().begin()->second;
+    CHECK(src.backend == "cpu");
+    CHECK(src.libraries.count("eigen") == 1);
+    CHECK(src.command == "test");
+    // The measured CPU rows price ops exactly, and the summary lists them.
+    const std::string summary = describe_database(back);
+    CHECK(summary.find("cpu-host     fp32      conv           fwd              2  [fixed]") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("an interrupted run keeps its measurements and resumes where it stopped") {
+    auto cpu = scalecast::kernels::make_cpu_backend(quick_timing());
+    const auto jobs =
+        sweep_jobs("cpu-host", "cpu", {scalecast::common::DType::kFp32}, SweepSize::kTiny);
+    RunnerOptions o;
+    o.out_path = temp_path("resume.yaml");
+    o.show_progress = false;
+    int polls = 0;
+    o.should_stop = [&] { return ++polls > 5; };  // "Ctrl-C" after five jobs
+    o.date = "2026-01-01T00:00:00Z";
+    Database first;
+    const RunReport r1 = run_calibration(*cpu, jobs, o, first);
+    CHECK(r1.interrupted);
+    CHECK(r1.measured == 5);
+    Database reloaded = load_database(o.out_path);
+    CHECK(reloaded.size() == 5);
+    o.should_stop = nullptr;
+    o.date = "2026-01-01T00:05:00Z";
+    const RunReport r2 = run_calibration(*cpu, jobs, o, reloaded);
+    CHECK_FALSE(r2.interrupted);
+    CHECK(r2.already_present == 5);
+    CHECK(r2.measured == static_cast<int>(jobs.size()) - 5);
+    CHECK(load_database(o.out_path).size() == jobs.size());
+    CHECK(load_database(o.out_path).sources().size() == 2);  // one provenance record per run
+  }
+
+  TEST_CASE("model ops are deduplicated by measurement key") {
+    const auto ops = testing::resnet50_conv_gemm_ops(2);
+    const auto jobs = jobs_for_ops(ops, "cpu-host");
+    MESSAGE(ops.size() << " ResNet-50 conv/GEMM ops, " << jobs.size() << " distinct kernels");
+    CHECK(ops.size() == 53 * 3 - 1 + 3);
+    // 23 distinct conv geometries (stem; 4 in layer1, where conv3 and the downsample agree;
+    // 6 in each later stage) × 3 passes, the stem without bwd_data, plus 3 fc GEMMs.
+    CHECK(jobs.size() == 23 * 3 - 1 + 3);
+    // The models layer's ResNet-50 has the same distinct conv kernels.
+    std::set<MeasurementKey> mine, zoo;
+    for (const auto& j : jobs)
+      if (j.key.op == "conv") mine.insert(j.key);
+    for (const auto& j : jobs_for_ops(zoo_resnet50_conv_gemm(2), "cpu-host"))
+      if (j.key.op == "conv") zoo.insert(j.key);
+    CHECK(zoo.size() == mine.size());
+    CHECK(zoo == mine);
+  }
+}
+
+TEST_SUITE("slow") {
+  TEST_CASE("cpu backend calibrates ResNet-50 conv and GEMM shapes at batch 2") {
+    auto cpu = scalecast::kernels::make_cpu_backend(quick_timing());
+    const auto ops = zoo_resnet50_conv_gemm(2);
+    const auto jobs = jobs_for_ops(ops, "cpu-host");
+    MESSAGE("zoo ResNet-50 batch 2: " << ops.size() << " conv/GEMM ops, " << jobs.size()
+                                      << " distinct kernels");
+    Database db;
+    RunnerOptions o;
+    o.out_path = temp_path("resnet50-cpu.yaml");
+    o.command = "test_calibration resnet50 batch 2";
+    o.show_progress = false;
+    const RunReport r = run_calibration(*cpu, jobs, o, db);
+    CHECK(r.measured == static_cast<int>(jobs.size()));
+    const Database back = load_database(o.out_path);
+    CHECK(to_yaml(back) == to_yaml(db));
+    // Every op of the model is now priced from an exact measurement on this machine.
+    scalecast::platforms::GpuSpec host;
+    host.name = "cpu-host";
+    const CalibratedCostModel model(back);
+    double total_s = 0, flops = 0;
+    for (const auto& op : ops) {
+      const OpCost c = model.op_time(op, host);
+      CHECK(c.tier == CostTier::kExact);
+      total_s += c.time_s;
+      flops += key_flops(key_for(op, "cpu-host"));
+    }
+    MESSAGE("ResNet-50 conv+fc, batch 2, " << jobs.size() << " kernels: sum over ops " << total_s
+                                           << " s, " << flops / total_s / 1e9 << " GFLOP/s");
+    CHECK(flops / total_s > 1e8);  // a real CPU does more than 0.1 GFLOP/s
+  }
+}

@@ -1,0 +1,139 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu_conv.hpp"
+#include "kernels/kernel_backend.hpp"
+#include "kernels/timing.hpp"
+
+using namespace scalecast::kernels;
+
+namespace {
+
+std::vector<float> pattern(std::size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(((i + 1) * (seed * 2654435761u + 97u)) % 1013) / 1013.0f - 0.5f;
+  return v;
+}
+
+double dot(const std::vector<float>& a, const std::vector<float>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
+  return s;
+}
+
+const ConvParams kShapes[] = {
+    {2, 3, 9, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // 3×3 pad 1
+    {1, 4, 8, 8, 6, 3, 2, 0, 1, 2, 1, 1, 1, 2},  // grouped, strided, non-square filter
+    {2, 2, 7, 7, 3, 3, 3, 2, 2, 1, 1, 2, 2, 1},  // dilated
+    {1, 8, 5, 5, 4, 1, 1, 0, 0, 1, 1, 1, 1, 1},  // 1×1
+};
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("im2col convolution matches the direct convolution") {
+    for (const auto& p : kShapes) {
+      CpuConv conv(p);
+      const auto x = pattern(conv.x_size(), 1), w = pattern(conv.w_size(), 2);
+      std::vector<float> y(conv.y_size()), ref(conv.y_size());
+      conv.forward(x.data(), w.data(), y.data());
+      direct_conv_forward(p, x.data(), w.data(), ref.data());
+      double worst = 0;
+      for (std::size_t i = 0; i < y.size(); ++i)
+        worst = std::max(worst, std::abs(double(y[i]) - ref[i]));
+      CHECK(worst < 1e-4);
+    }
+  }
+
+  TEST_CASE("backward passes satisfy the adjoint identities") {
+    // <conv(x, w), dy> = <x, bwd_data(dy, w)> = <w, bwd_filter(x, dy)>.
+    for (const auto& p : kShapes) {
+      CpuConv conv(p);
+      const auto x = pattern(conv.x_size(), 3), w = pattern(conv.w_size(), 4),
+                 dy = pattern(conv.y_size(), 5);
+      std::vector<float> y(conv.y_size()), dx(conv.x_size()), dw(conv.w_size());
+      conv.forward(x.data(), w.data(), y.data());
+      conv.backward_data(dy.data(), w.data(), dx.data());
+      conv.backward_filter(x.data(), dy.data(), dw.data());
+      const double lhs = dot(y, dy);
+      CHECK(dot(x, dx) == doctest::Approx(lhs).epsilon(1e-4));
+      CHECK(dot(w, dw) == doctest::Approx(lhs).epsilon(1e-4));
+    }
+  }
+
+  TEST_CASE("impossible conv geometry is rejected with the reason") {
+    ConvParams p{1, 3, 2, 2, 4, 5, 5, 0, 0, 1, 1, 1, 1, 1};
+    CHECK_THROWS_WITH(CpuConv{p}, "conv height: filter span 5 exceeds padded input 2");
+    p = {1, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 2};
+    CHECK_THROWS_WITH(CpuConv{p}, "cpu conv: groups must divide C and K, and N must be >= 1");
+  }
+
+  TEST_CASE("timing grows the loop to the minimum sample time and stops when stable") {
+    int calls = 0;
+    TimingOptions o;
+    o.min_sample_s = 1e-3;
+    // A kernel of exactly 20 µs: R must reach 50 calls per sample, the median is 20 µs.
+    const TimingStats s = time_until_stable(
+        [&](int reps) {
+          calls += reps;
+          return reps * 20e-6;
+        },
+        o);
+    CHECK(s.reps_per_sample * 20e-6 >= o.min_sample_s);
+    CHECK(s.median_s == doctest::Approx(20e-6).scale(0));
+    CHECK(s.samples == o.min_samples);
+    // A noisy kernel never settles: sampling stops at the cap.
+    int k = 0;
+    const TimingStats noisy = time_until_stable(
+        [&](int reps) {
+          ++k;
+          return reps * (k % 2 ? 1e-3 : 3e-3) * (1 + 0.1 * k);
+        },
+        o);
+    CHECK(noisy.samples <= o.max_samples);
+    CHECK(noisy.min_s < noisy.median_s);
+  }
+
+  TEST_CASE("cpu backend times real kernels and explains what it cannot run") {
+    TimingOptions o;
+    o.min_sample_s = 2e-4;
+    o.max_total_s = 0.05;
+    auto cpu = make_cpu_backend(o);
+    const DeviceInfo info = cpu->device_info();
+    CHECK(info.backend == "cpu");
+    CHECK(!info.libraries.at("eigen").empty());
+    KernelRequest g;
+    g.kind = KernelKind::kGemm;
+    g.gemm = {64, 48, 32, true, false, 2};
+    const auto r = cpu->measure(g);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].timing.median_s > 0);
+    CHECK(r[0].timing.min_s <= r[0].timing.median_s);
+    CHECK(r[0].algorithm == "eigen-gemm");
+    for (KernelKind kind : {KernelKind::kElementwise, KernelKind::kNormalization,
+                            KernelKind::kSoftmax, KernelKind::kMemcpy}) {
+      KernelRequest e;
+      e.kind = kind;
+      e.elements = 4096;
+      e.channels = 16;
+      e.size_bytes = 1 << 16;
+      e.direction = CopyDirection::kHostToHost;
+      for (bool bwd : {false, true}) {
+        e.backward = bwd;
+        CHECK(cpu->measure(e).at(0).timing.median_s > 0);
+      }
+    }
+    KernelRequest half = g;
+    half.dtype = scalecast::common::DType::kFp16;
+    CHECK(cpu->unsupported_reason(half) == "the cpu backend measures fp32 only (asked for fp16)");
+    KernelRequest coll;
+    coll.kind = KernelKind::kCollective;
+    CHECK(cpu->unsupported_reason(coll) == "collectives need the cuda backend (NCCL)");
+    CHECK_THROWS_WITH(cpu->measure(half),
+                      "cpu: cannot measure gemm fp16 m64 n48 k32 TN b2: the cpu backend measures "
+                      "fp32 only (asked for fp16)");
+  }
+}
