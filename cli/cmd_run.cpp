@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <memory>
 
+#include <filesystem>
+
+#include "calibration/calibrated_cost_model.hpp"
+#include "calibration/database.hpp"
 #include "cli/commands.hpp"
 #include "cli/point_runner.hpp"
 #include "common/atomic_file.hpp"
@@ -27,10 +31,21 @@ struct RunOptions {
   std::string point_dir;
 };
 
-// The scenario's cost model. The calibrated model lives in calibration/ (its own layer); until
-// that layer is part of this build, `run` says so instead of pricing ops some other way.
-std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario&) {
-  throw NotBuilt("run: the calibration layer (cost model) is not merged into this build yet");
+// The scenario's cost model: its calibration databases merged (calibration/database.hpp rules),
+// priced through the calibrated model's tiers (exact, interpolated, fitted, datasheet), with the
+// scenario's framework efficiency. A relative database path is tried as given, then next to the
+// scenario file.
+std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s) {
+  calibration::Database db;
+  for (const std::string& path : s.calibration) {
+    std::string found = path;
+    const auto beside = std::filesystem::path(s.source_file).parent_path() / path;
+    if (!std::filesystem::exists(found) && std::filesystem::exists(beside)) found = beside.string();
+    db.merge(calibration::load_database(found));
+  }
+  calibration::CostModelOptions options;
+  options.framework_efficiency = s.framework_efficiency;
+  return std::make_unique<calibration::CalibratedCostModel>(db, options);
 }
 
 int run_one_point(const RunOptions& o) {
@@ -51,6 +66,7 @@ int run_scenario(const RunOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs);
   std::fputs(sim::format_table(s, points).c_str(), stdout);
+  std::fflush(stdout);
   if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
   spdlog::info("{} point(s) in {:.2f} s wall", points.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
