@@ -82,6 +82,14 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
         s.placement == Placement::kPacked
             ? i
             : static_cast<int>(static_cast<long>(i) * platform->node_count() / request.nodes));
+  // One step program serves every rank: a job over nodes of different GPU types (a
+  // heterogeneous machine's partitions) is not supported yet; say so rather than misprice.
+  for (int n : spec.nodes)
+    if (platform->gpu_type(n) != platform->gpu_type(spec.nodes.front()))
+      throw std::invalid_argument(
+          "nodes " + std::to_string(spec.nodes.front()) + " and " + std::to_string(n) +
+          " have different GPU types (" + platform->gpu_type(spec.nodes.front()) + ", " +
+          platform->gpu_type(n) + "): heterogeneous data-parallel jobs are not supported yet");
   const int available = platform->gpus_per_node(spec.nodes.front());
   const int wanted = request.gpus_per_node > 0 ? request.gpus_per_node : s.gpus_per_node;
   spec.gpus_per_node = wanted > 0 ? std::min(wanted, available) : available;
