@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build/release}
 REPEAT=${REPEAT:-3}
-TARGETS=(bench_platform_build)
+TARGETS=(bench_platform_build bench_replay_summit)
 
 [[ -f "$BUILD_DIR/CMakeCache.txt" ]] || cmake --preset release >/dev/null
 cmake --build "$BUILD_DIR" --target "${TARGETS[@]}" >/dev/null
@@ -55,3 +55,14 @@ for machine in summit sierra perlmutter; do
   measure "platform build: $machine (all nodes)" 1 1024 \
     "$BUILD_DIR/bench/bench_platform_build" "$machine"
 done
+
+# --- Replay engine (issue Replay engine): one iteration of Summit ResNet-50 (the default
+# scenario), whole process (platform + model build + replay). Targets: full Summit (4,608
+# nodes) at most 10 s and 4 GB; 512 nodes (3,072 GPUs) at most 1 s. flow where feasible.
+measure "replay: summit resnet50 1 node flow" 10 4096 "$BUILD_DIR/bench/bench_replay_summit" 1 flow
+measure "replay: summit resnet50 64 nodes flow" 60 4096 "$BUILD_DIR/bench/bench_replay_summit" 64 flow
+for n in 1 64; do
+  measure "replay: summit resnet50 $n nodes wave" 10 4096 "$BUILD_DIR/bench/bench_replay_summit" "$n" wave
+done
+measure "replay: summit resnet50 512 nodes wave" 1 4096 "$BUILD_DIR/bench/bench_replay_summit" 512 wave
+measure "replay: summit resnet50 4608 nodes wave" 10 4096 "$BUILD_DIR/bench/bench_replay_summit" 4608 wave

@@ -1,8 +1,20 @@
 // `scalecast run`: simulate one scenario (or each node count of a list, each in its own process).
 
+#include <chrono>
+#include <cstdio>
 #include <memory>
 
+#include <filesystem>
+
+#include "calibration/calibrated_cost_model.hpp"
+#include "calibration/database.hpp"
 #include "cli/commands.hpp"
+#include "cli/point_runner.hpp"
+#include "common/atomic_file.hpp"
+#include "common/logging.hpp"
+#include "sim/outputs.hpp"
+#include "sim/scenario.hpp"
+#include "sim/scenario_runner.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -12,7 +24,54 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string out_dir;
   int jobs = 0;
+  // Internal: this process simulates one point (set by the parent process).
+  int point = 0;
+  int point_gpus = 0;
+  std::string point_json;
+  std::string point_dir;
 };
+
+// The scenario's cost model: its calibration databases merged (calibration/database.hpp rules),
+// priced through the calibrated model's tiers (exact, interpolated, fitted, datasheet), with the
+// scenario's framework efficiency. A relative database path is tried as given, then next to the
+// scenario file.
+std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s) {
+  calibration::Database db;
+  for (const std::string& path : s.calibration) {
+    std::string found = path;
+    const auto beside = std::filesystem::path(s.source_file).parent_path() / path;
+    if (!std::filesystem::exists(found) && std::filesystem::exists(beside)) found = beside.string();
+    db.merge(calibration::load_database(found));
+  }
+  calibration::CostModelOptions options;
+  options.framework_efficiency = s.framework_efficiency;
+  return std::make_unique<calibration::CalibratedCostModel>(db, options);
+}
+
+int run_one_point(const RunOptions& o) {
+  const sim::Scenario s = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto cost_model = make_cost_model(s);
+  const sim::JobResult r = sim::run_point(s, {o.point, o.point_gpus}, *cost_model);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("point {} nodes x {} GPUs: {:.3f} s simulated per iteration, {:.2f} s wall", r.nodes,
+               r.gpus_per_node, r.iteration_time_s, wall);
+  if (!o.point_dir.empty()) sim::write_point_files(o.point_dir, r);
+  common::write_file_atomic(o.point_json, sim::point_json(s, r).dump() + "\n");
+  return kExitOk;
+}
+
+int run_scenario(const RunOptions& o) {
+  const sim::Scenario s = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs);
+  std::fputs(sim::format_table(s, points).c_str(), stdout);
+  std::fflush(stdout);
+  if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
+  spdlog::info("{} point(s) in {:.2f} s wall", points.size(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return kExitOk;
+}
 
 }  // namespace
 
@@ -33,9 +92,13 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Processes to run in parallel when the scenario lists several node counts "
                   "(default: number of cores)")
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--point", opts->point, "Internal: simulate only this node count")->group("");
+  sub->add_option("--point-gpus", opts->point_gpus, "Internal: GPUs per node")->group("");
+  sub->add_option("--point-json", opts->point_json, "Internal: point summary file")->group("");
+  sub->add_option("--point-dir", opts->point_dir, "Internal: point output folder")->group("");
   sub->callback([opts, &action] {
     action = [opts]() -> int {
-      throw NotBuilt("run: the replay engine is not built yet (issue 'Replay engine')");
+      return opts->point > 0 ? run_one_point(*opts) : run_scenario(*opts);
     };
   });
 }

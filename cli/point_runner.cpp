@@ -1,0 +1,129 @@
+#include "cli/point_runner.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "sim/outputs.hpp"
+
+extern char** environ;
+
+namespace scalecast::cli {
+namespace {
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find the scalecast executable (/proc/self/exe)");
+  return p.string();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Running {
+  pid_t pid;
+  std::size_t index;
+  std::string json, err;
+};
+
+}  // namespace
+
+std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& points, int jobs) {
+  if (jobs <= 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  const std::string exe = self_exe();
+  const auto tmp =
+      std::filesystem::temp_directory_path() / ("scalecast-points-" + std::to_string(getpid()));
+  std::filesystem::create_directories(tmp);
+  std::vector<nlohmann::ordered_json> results(points.size());
+  std::map<pid_t, Running> running;
+  std::size_t next = 0;
+  std::string failure;
+  const auto reap_one = [&] {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid <= 0) return;
+    auto it = running.find(pid);
+    if (it == running.end()) return;
+    Running r = it->second;
+    running.erase(it);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      results[r.index] = nlohmann::ordered_json::parse(read_file(r.json));
+    } else if (failure.empty()) {
+      std::string err = read_file(r.err);
+      if (err.size() > 2000) err = err.substr(err.size() - 2000);
+      failure = "point with " + std::to_string(points[r.index].nodes) + " nodes failed: " + err;
+    }
+  };
+  while (next < points.size() || !running.empty()) {
+    while (next < points.size() && static_cast<int>(running.size()) < jobs && failure.empty()) {
+      const PointJob& p = points[next];
+      const std::string base = (tmp / ("point-" + std::to_string(next))).string();
+      std::vector<std::string> args = {exe, "--quiet", "run", p.scenario};
+      for (const std::string& o : p.overrides) args.insert(args.end(), {"--set", o});
+      args.insert(args.end(), {"--point", std::to_string(p.nodes), "--point-gpus",
+                               std::to_string(p.gpus_per_node), "--point-json", base + ".json"});
+      if (!p.out_dir.empty()) args.insert(args.end(), {"--point-dir", p.out_dir});
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      posix_spawn_file_actions_t fa;
+      posix_spawn_file_actions_init(&fa);
+      posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, (base + ".err").c_str(),
+                                       O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      pid_t pid = 0;
+      const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+      posix_spawn_file_actions_destroy(&fa);
+      if (rc != 0) throw std::runtime_error("cannot start a point process");
+      running[pid] = {pid, next, base + ".json", base + ".err"};
+      ++next;
+    }
+    if (!running.empty()) reap_one();
+    if (!failure.empty() && running.empty()) break;
+  }
+  std::filesystem::remove_all(tmp);
+  if (!failure.empty()) throw std::runtime_error(failure);
+  return results;
+}
+
+std::vector<nlohmann::ordered_json> run_with_baselines(const std::string& scenario,
+                                                       const std::vector<std::string>& overrides,
+                                                       const std::vector<int>& nodes,
+                                                       const std::string& out_dir, int jobs) {
+  std::vector<PointJob> points;
+  const bool single = nodes.size() == 1;
+  for (int n : nodes) {
+    std::string dir;
+    if (!out_dir.empty()) dir = single ? out_dir : out_dir + "/nodes-" + std::to_string(n);
+    points.push_back({scenario, overrides, n, 0, dir});
+  }
+  // Baselines: one GPU, and one node (unless the list has it).
+  points.push_back({scenario, overrides, 1, 1, ""});
+  bool has_one_node = false;
+  for (int n : nodes) has_one_node = has_one_node || n == 1;
+  if (!has_one_node) points.push_back({scenario, overrides, 1, 0, ""});
+  std::vector<nlohmann::ordered_json> res = run_points(points, jobs);
+  const double tput_gpu = res[nodes.size()]["throughput_samples_per_s"].get<double>();
+  double tput_node = 0.0;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i] == 1) tput_node = res[i]["throughput_samples_per_s"].get<double>();
+  if (!has_one_node) tput_node = res.back()["throughput_samples_per_s"].get<double>();
+  res.resize(nodes.size());
+  for (auto& p : res) sim::add_efficiency(p, tput_gpu, tput_node);
+  return res;
+}
+
+}  // namespace scalecast::cli

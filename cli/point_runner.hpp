@@ -1,0 +1,32 @@
+#pragma once
+// Runs scenario points each in its own process (SimGrid allows one engine per process): the
+// parent re-executes this binary as `scalecast run SCENARIO --set ... --point N --point-gpus G
+// --point-json FILE [--point-dir DIR]`, up to `jobs` at a time, and reads each child's JSON
+// summary back. Shared by `run` (a list of node counts) and `sweep`.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace scalecast::cli {
+
+struct PointJob {
+  std::string scenario;                // scenario file
+  std::vector<std::string> overrides;  // --set key=value
+  int nodes = 1;
+  int gpus_per_node = 0;  // 0: scenario's
+  std::string out_dir;    // per-point files; "" = none
+};
+
+// Returns each point's summary JSON in input order; throws std::runtime_error naming the first
+// failed point with its stderr tail.
+std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& points, int jobs);
+
+// Adds scaling efficiency to every point from the 1-GPU and 1-node baselines (run as points
+// too when not in the list), and returns the points sorted by node count.
+std::vector<nlohmann::ordered_json> run_with_baselines(const std::string& scenario,
+                                                       const std::vector<std::string>& overrides,
+                                                       const std::vector<int>& nodes,
+                                                       const std::string& out_dir, int jobs);
+
+}  // namespace scalecast::cli

@@ -1,0 +1,26 @@
+#pragma once
+// SimGrid engine configuration shared by the CLI, the tests and the benchmarks: the network
+// model (ideal CM02 without cross-traffic for analytic checks, LV08 with the platform's factors
+// for prediction; simgrid-notes.md "Network model") and small actor stacks so tens of thousands
+// of rank actors fit in memory (simgrid-notes.md "Actors"). Call before building the platform.
+
+#include <memory>
+
+#include "sim/simulated_platform.hpp"
+
+namespace simgrid::s4u {
+class Engine;
+}
+
+namespace scalecast::sim {
+
+struct EngineOptions {
+  NetworkMode network = NetworkMode::kCalibrated;
+  int stack_kib = 16;  // per actor; rank actors need little
+  bool quiet = true;   // silence SimGrid's own info logging
+};
+
+// Creates the process's one SimGrid engine, configured.
+std::unique_ptr<simgrid::s4u::Engine> create_engine(const EngineOptions& options);
+
+}  // namespace scalecast::sim

@@ -1,0 +1,314 @@
+#include "sim/job.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+
+#include "sim/job_state.hpp"
+#include "sim/simulated_platform.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace scalecast::sim {
+
+Gate::Gate(int need)
+    : need_(need), mutex_(sg4::Mutex::create()), cv_(sg4::ConditionVariable::create()) {}
+
+void Gate::arrive(int epoch) {
+  std::unique_lock lock(*mutex_);
+  if (static_cast<int>(arrivals_.size()) <= epoch) arrivals_.resize(epoch + 1, 0);
+  if (++arrivals_[epoch] == need_) {
+    while (opened_ < static_cast<int>(arrivals_.size()) && arrivals_[opened_] == need_) ++opened_;
+    cv_->notify_all();
+  }
+}
+
+void Gate::wait(int epoch) {
+  std::unique_lock lock(*mutex_);
+  while (opened_ <= epoch) cv_->wait(lock);
+}
+
+namespace {
+
+// Consecutive gradients fused up to `fusion_bytes` (a tensor larger than the limit goes alone);
+// a bucket is ready when its last tensor is.
+std::vector<Decision> static_buckets(const StepProgram& p, double fusion_bytes) {
+  std::vector<Decision> out;
+  for (int g = 0; g < static_cast<int>(p.gradients.size()); ++g) {
+    const double b = p.gradients[g].bytes;
+    if (out.empty() || fusion_bytes <= 0.0 || out.back().bytes + b > fusion_bytes)
+      out.push_back({0.0, g, g});
+    out.back().bytes += b;
+    out.back().last = g;
+  }
+  return out;
+}
+
+}  // namespace
+
+Job::State::State(const SimulatedPlatform& platform, JobSpec s)
+    : spec(std::move(s)), recorder(spec.warmup, spec.iterations) {
+  nodes = static_cast<int>(spec.nodes.size());
+  gpus = spec.gpus_per_node;
+  ranks = nodes * gpus;
+  if (nodes < 1 || gpus < 1) throw std::invalid_argument("job needs at least one node and GPU");
+  algorithm = resolve_algorithm(spec.allreduce.algorithm, nodes, gpus);
+  fidelity = resolve_fidelity(spec.fidelity, ranks);
+  shortcut = spec.symmetric && fidelity == Fidelity::kWave && nodes > 1;
+  schedule = compute_schedule(spec.program);
+  traced.assign(nodes, 0);
+  traced[0] = 1;
+  for (int n : spec.trace_nodes)
+    if (n >= 0 && n < nodes) traced[n] = 1;
+  for (int n = 0; n < nodes; ++n) {
+    const int pn = spec.nodes[n];
+    if (pn < 0 || pn >= platform.node_count() || platform.gpus_per_node(pn) < gpus)
+      throw std::invalid_argument("job '" + spec.name + "' uses node " + std::to_string(pn) +
+                                  " which does not exist or has too few GPUs");
+    for (int g = 0; g < gpus; ++g) {
+      gpu_host.push_back(platform.gpu(pn, g));
+      cpu_host.push_back(platform.cpu(pn, platform.socket_of_gpu(pn, g)));
+    }
+  }
+  rail_mode = shortcut && algorithm == Algorithm::kHierarchical;
+  if (rail_mode) setup_rails();
+  // Only the channels the algorithm uses: a mailbox is a sizeable kernel object.
+  std::vector<Channel> channels;
+  if (algorithm == Algorithm::kRing) channels = {kFlat};
+  if (algorithm == Algorithm::kTree) channels = {kTreeUp, kTreeDown};
+  if (algorithm == Algorithm::kHierarchical) {
+    channels = {kIntra, kInter};
+    if (spec.allreduce.inter_node == Algorithm::kTree) channels = {kIntra, kTreeUp, kTreeDown};
+  }
+  mailbox.assign(ranks, {});
+  for (int r = 0; r < ranks && ranks > 1; ++r)
+    for (Channel c : channels) {
+      // The node-0 shortcut never sends intra-node messages outside node 0; in rail mode the
+      // rail actors carry the inter-node stage.
+      if (c == kIntra && (gpus == 1 || (shortcut && r >= gpus))) continue;
+      if (rail_mode && c != kIntra) continue;
+      mailbox[r][c] = sg4::Mailbox::by_name(spec.name + "/" + std::to_string(r) + "/" +
+                                            std::to_string(static_cast<int>(c)));
+    }
+  plan.resize(spec.warmup + spec.iterations);
+  plan_done.assign(plan.size(), 0);
+  plan_mutex = sg4::Mutex::create();
+  plan_cv = sg4::ConditionVariable::create();
+  static_buckets = sim::static_buckets(spec.program, spec.allreduce.fusion_bytes);
+  bucket_epoch.assign(ranks, 0);
+  intra_gate = std::make_unique<Gate>(gpus);
+  copy_gate = std::make_unique<Gate>(gpus);
+  if (fidelity == Fidelity::kWave) measure_edges();
+}
+
+void Job::State::setup_rails() {
+  // GPUs grouped by the NIC they send through, in order of first appearance.
+  std::vector<int> key = spec.nic_groups;
+  if (static_cast<int>(key.size()) != gpus) {
+    key.resize(gpus);
+    for (int g = 0; g < gpus; ++g) key[g] = g;
+  }
+  std::vector<int> seen;
+  for (int g = 0; g < gpus; ++g) {
+    const auto it = std::find(seen.begin(), seen.end(), key[g]);
+    if (it == seen.end()) {
+      seen.push_back(key[g]);
+      groups.push_back({g});
+    } else {
+      groups[it - seen.begin()].push_back(g);
+    }
+  }
+  const int n_groups = static_cast<int>(groups.size());
+  std::vector<Channel> channels = {kInter};
+  if (spec.allreduce.inter_node == Algorithm::kTree) channels = {kTreeUp, kTreeDown};
+  rail_mailbox.assign(static_cast<std::size_t>(nodes) * n_groups, {});
+  for (int n = 0; n < nodes; ++n)
+    for (int j = 0; j < n_groups; ++j) {
+      const int a = n * n_groups + j;
+      rail_host.push_back(gpu_host[n * gpus + groups[j].front()]);
+      for (Channel c : channels)
+        rail_mailbox[a][c] = sg4::Mailbox::by_name(spec.name + "/rail" + std::to_string(a) + "/" +
+                                                   std::to_string(static_cast<int>(c)));
+    }
+  rs_gate = std::make_unique<Gate>(gpus);
+  inter_gate = std::make_unique<Gate>(n_groups);
+}
+
+void Job::State::copy_input(int rank, int iteration) {
+  const int node = rank / gpus;
+  if (spec.program.input_bytes <= 0.0) return;
+  if (shortcut && node != 0) {
+    copy_gate->wait(iteration);
+    return;
+  }
+  const double t0 = sg4::Engine::get_clock();
+  sg4::Comm::sendto_init(cpu_host[rank], gpu_host[rank])
+      ->set_payload_size(static_cast<std::uint64_t>(spec.program.input_bytes))
+      ->start()
+      ->wait();
+  recorder.add_bytes(LinkClass::kHostDevice, spec.program.input_bytes, shortcut ? nodes : 1);
+  if (traced[node])
+    recorder.add({rank, Stream::kCopy, iteration, t0, sg4::Engine::get_clock(), "h2d_input", "",
+                  spec.program.input_bytes});
+  if (shortcut) copy_gate->arrive(iteration);
+}
+
+void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) {
+  std::vector<Decision>& p = plan[iteration];
+  const auto& ready = schedule.gradient_ready_s;
+  const int n_grad = static_cast<int>(ready.size());
+  const double now = sg4::Engine::get_clock();
+  if (spec.allreduce.cycle_time_s <= 0.0) {
+    if (k >= static_cast<int>(static_buckets.size())) return;
+    const Decision& d = static_buckets[k];
+    sg4::this_actor::sleep_until(std::max(now, t_fwd + ready[d.last]));
+    p.push_back(d);
+    return;
+  }
+  const int g0 = p.empty() ? 0 : p.back().last + 1;
+  if (g0 >= n_grad) return;
+  const double cycle = spec.allreduce.cycle_time_s;
+  double tick = tick_state;
+  // A tensor left over at the last tick (fusion buffer full) goes at once; otherwise wait for
+  // the first Horovod cycle tick at which it is ready.
+  if (!(t_fwd + ready[g0] <= tick_state)) {
+    const double earliest = std::max(now, t_fwd + ready[g0]);
+    tick = t_fwd + std::ceil((earliest - t_fwd) / cycle - 1e-9) * cycle;
+    sg4::this_actor::sleep_until(tick);
+    tick_state = tick;
+  }
+  Decision d{0.0, g0, g0};
+  for (int g = g0; g < n_grad && t_fwd + ready[g] <= tick; ++g) {
+    const double b = spec.program.gradients[g].bytes;
+    if (g > g0 && spec.allreduce.fusion_bytes > 0.0 && d.bytes + b > spec.allreduce.fusion_bytes)
+      break;
+    d.bytes += b;
+    d.last = g;
+  }
+  p.push_back(d);
+}
+
+bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Decision& out) {
+  if (spec.allreduce.cycle_time_s <= 0.0) {
+    // Static buckets: every rank knows the plan; a bucket goes once its last tensor is ready.
+    if (k >= static_cast<int>(static_buckets.size())) return false;
+    out = static_buckets[k];
+    const double ready = t_fwd + schedule.gradient_ready_s[out.last];
+    if (ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(ready);
+    return true;
+  }
+  if (rank == 0) {  // the coordinator
+    if (k == 0) last_tick = -1.0;
+    const std::size_t before = plan[iteration].size();
+    decide(iteration, t_fwd, k, last_tick);
+    std::unique_lock lock(*plan_mutex);
+    if (plan[iteration].size() == before) plan_done[iteration] = 1;
+    plan_cv->notify_all();
+  } else {
+    std::unique_lock lock(*plan_mutex);
+    while (static_cast<int>(plan[iteration].size()) <= k && !plan_done[iteration])
+      plan_cv->wait(lock);
+  }
+  if (static_cast<int>(plan[iteration].size()) <= k) return false;
+  out = plan[iteration][k];
+  return true;
+}
+
+int Job::State::sync_gradients(int rank, int iteration, double t_fwd, int& intra_epoch) {
+  if (ranks == 1) return 0;
+  int k = 0;
+  Decision d;
+  while (next_decision(rank, iteration, t_fwd, k, d)) {
+    const double t0 = sg4::Engine::get_clock();
+    all_reduce(rank, d.bytes, intra_epoch);
+    if (traced[rank / gpus])
+      recorder.add({rank, Stream::kComm, iteration, t0, sg4::Engine::get_clock(),
+                    "allreduce.bucket" + std::to_string(k), "", d.bytes});
+    ++k;
+  }
+  return k;
+}
+
+void Job::State::rank_main(int rank) {
+  const int node = rank / gpus;
+  const StepProgram& prog = spec.program;
+  const int total = spec.warmup + spec.iterations;
+  int intra_epoch = 0;
+  for (int it = 0; it < total; ++it) {
+    const double t_iter = sg4::Engine::get_clock();
+    // Without prefetch the batch is copied before the forward pass; with prefetch the copy of
+    // this batch ran during the previous step (modelled as the copy stream's first activity of
+    // the step, so a copy longer than compute shows as exposed copy time).
+    copy_input(rank, it);
+    const double t_fwd = spec.prefetch ? t_iter : sg4::Engine::get_clock();
+    if (traced[node])
+      for (std::size_t i = 0; i < prog.ops.size(); ++i)
+        if (!prog.ops[i].optimizer)
+          recorder.add({rank, prog.ops[i].stream, it, t_fwd + schedule.op_start_s[i],
+                        t_fwd + schedule.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
+    const int buckets = sync_gradients(rank, it, t_fwd, intra_epoch);
+    sg4::this_actor::sleep_until(
+        std::max(sg4::Engine::get_clock(), t_fwd + schedule.backward_end_s));
+    const double t_opt = sg4::Engine::get_clock();
+    if (traced[node])
+      for (std::size_t i = 0; i < prog.ops.size(); ++i)
+        if (prog.ops[i].optimizer)
+          recorder.add({rank, prog.ops[i].stream, it, t_opt + schedule.op_start_s[i],
+                        t_opt + schedule.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
+    sg4::this_actor::sleep_for(schedule.optimizer_s);
+    if (rank == 0) recorder.mark_iteration(it, t_iter, sg4::Engine::get_clock(), buckets);
+  }
+  if (rail_mode) {  // tell the rail actors there is no further bucket
+    if (rank == 0) epoch_bytes.push_back(-1.0);
+    rs_gate->arrive(bucket_epoch[rank]++);
+  }
+}
+
+Job::Job(const SimulatedPlatform& platform, JobSpec spec)
+    : state_(std::make_unique<State>(platform, std::move(spec))) {
+  State* s = state_.get();
+  // Rail mode: rank actors on node 0 only (the others are its mirror images).
+  const int rank_actors = s->rail_mode ? s->gpus : s->ranks;
+  for (int r = 0; r < rank_actors; ++r)
+    sg4::Actor::create(s->spec.name + "/" + std::to_string(r), s->gpu_host[r],
+                       [s, r] { s->rank_main(r); });
+  for (int a = 0; a < static_cast<int>(s->rail_host.size()); ++a)
+    sg4::Actor::create(s->spec.name + "/rail" + std::to_string(a), s->rail_host[a],
+                       [s, a] { s->rail_main(a); });
+}
+
+Job::~Job() = default;
+
+JobResult Job::result() const {
+  const State& s = *state_;
+  JobResult r;
+  r.name = s.spec.name;
+  r.nodes = s.nodes;
+  r.gpus_per_node = s.gpus;
+  r.gpus = s.ranks;
+  r.batch_per_gpu = s.spec.program.batch_per_gpu;
+  r.algorithm = s.algorithm;
+  r.fidelity = s.fidelity;
+  r.iterations = s.recorder.iterations();
+  const double n = std::max<std::size_t>(1, r.iterations.size());
+  for (const IterationRecord& it : r.iterations) {
+    r.iteration_time_s += (it.end_s - it.start_s) / n;
+    r.breakdown.compute_s += it.breakdown.compute_s / n;
+    r.breakdown.exposed_comm_s += it.breakdown.exposed_comm_s / n;
+    r.breakdown.io_stall_s += it.breakdown.io_stall_s / n;
+    r.breakdown.copy_s += it.breakdown.copy_s / n;
+    r.breakdown.idle_s += it.breakdown.idle_s / n;
+    r.comm_total_s += it.comm_total_s / n;
+    r.buckets_per_iteration += it.buckets / n;
+  }
+  if (r.iteration_time_s > 0.0) {
+    r.throughput_samples_per_s = r.gpus * r.batch_per_gpu / r.iteration_time_s;
+    r.gpu_utilization = r.breakdown.compute_s / r.iteration_time_s;
+  }
+  r.bytes_per_iteration = s.recorder.bytes_per_iteration();
+  r.intervals = s.recorder.intervals();
+  return r;
+}
+
+}  // namespace scalecast::sim

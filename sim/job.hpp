@@ -1,0 +1,83 @@
+#pragma once
+// A data-parallel training job replayed on a simulated platform: one rank per GPU of the chosen
+// nodes, each rank an actor that runs the step program's compute timeline (analytic: a GPU's
+// compute stream is private), its input copy (a real host-to-device flow), and the bucketed
+// gradient all-reduce as real SimGrid communications on the real routes, so link sharing with
+// other buckets, other jobs and I/O is solved by SimGrid. Horovod-style fusion: job rank 0 is
+// the coordinator that decides, each cycle, which ready tensors form the next bucket.
+//
+// Symmetry: at `wave` fidelity all nodes of a homogeneous job do the same thing at the same
+// time, and intra-node links are private to a node, so the intra-node phases and input copies
+// are simulated on node 0 only and the other nodes wait for node 0 (a gate); the inter-node
+// phases, which share the fabric, stay real flows between every node: one "rail" actor per
+// node and NIC group sends the group's share of each bucket to the next node's, from the
+// group's first GPU, so only node 0 has one actor per GPU.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/collective_config.hpp"
+#include "sim/recorder.hpp"
+#include "sim/step_program.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace scalecast::sim {
+
+class SimulatedPlatform;
+
+struct JobSpec {
+  std::string name = "job";
+  std::vector<int> nodes;  // platform node indices, in rank order
+  int gpus_per_node = 1;   // local GPUs 0..gpus_per_node-1 of each node
+  StepProgram program;
+  AllReduceConfig allreduce;
+  Fidelity fidelity = Fidelity::kWave;  // kAuto is resolved by size
+  int warmup = 0;
+  int iterations = 1;
+  bool prefetch = true;  // input copy of the next batch overlaps this step
+  // Job-local node indices whose ranks are kept in full for ops.csv and trace.json (rank 0's
+  // node is always kept: the metrics use it).
+  std::vector<int> trace_nodes = {0};
+  bool symmetric = true;  // allow the node-0 shortcut at wave fidelity
+  // Per local GPU, the NIC (rail) it sends through; GPUs sharing a NIC form a group whose
+  // inter-node traffic the symmetric wave mode carries as one flow per node (empty: no groups).
+  std::vector<int> nic_groups;
+};
+
+struct JobResult {
+  std::string name;
+  int nodes = 0, gpus_per_node = 0, gpus = 0, batch_per_gpu = 0;
+  Algorithm algorithm = Algorithm::kRing;
+  Fidelity fidelity = Fidelity::kWave;
+  std::vector<IterationRecord> iterations;  // measured iterations
+  double iteration_time_s = 0.0;            // mean over measured iterations
+  double throughput_samples_per_s = 0.0;
+  Breakdown breakdown;  // mean per iteration
+  double comm_total_s = 0.0;
+  double gpu_utilization = 0.0;  // compute-stream busy fraction
+  double buckets_per_iteration = 0.0;
+  std::map<std::string, double> bytes_per_iteration;
+  std::vector<Interval> intervals;
+};
+
+class Job {
+ public:
+  // Creates the rank actors on the platform's GPU hosts; run the SimGrid engine afterwards.
+  Job(const SimulatedPlatform& platform, JobSpec spec);
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  // Valid after the engine has run.
+  JobResult result() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace scalecast::sim

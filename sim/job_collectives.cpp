@@ -1,0 +1,220 @@
+// The all-reduce algorithms of Job::State, executed by each rank's actor. Every transfer is a
+// mailbox communication from this rank's GPU host to the peer's, so its route, bandwidth and
+// sharing come from the platform. `flow`: one communication per algorithm step; `wave`: one
+// communication per phase carrying the phase's bytes, then the analytic latency of the other
+// steps, (steps - 1) * alpha, alpha being the slowest edge's route latency.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/job_state.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace scalecast::sim {
+namespace {
+
+int payload_token;  // mailbox payloads carry no data; only their simulated size matters
+
+void transfer(sg4::Mailbox* to, sg4::Mailbox* from, double put_bytes, bool do_get) {
+  sg4::CommPtr put =
+      to ? to->put_async(&payload_token, static_cast<std::uint64_t>(put_bytes)) : nullptr;
+  void* got = nullptr;
+  sg4::CommPtr get = do_get ? from->get_async<void>(&got) : nullptr;
+  if (put) put->wait();
+  if (get) get->wait();
+}
+
+EdgeStats edge_stats(const std::vector<std::pair<sg4::Host*, sg4::Host*>>& edges) {
+  EdgeStats s;
+  s.bandwidth_min = std::numeric_limits<double>::infinity();
+  std::vector<sg4::Link*> links;
+  for (const auto& [a, b] : edges) {
+    links.clear();
+    double latency = 0.0;
+    a->route_to(b, links, &latency);
+    s.alpha_max_s = std::max(s.alpha_max_s, latency);
+    for (const sg4::Link* l : links)
+      s.bandwidth_min = std::min(s.bandwidth_min, l->get_bandwidth());
+  }
+  if (edges.empty()) s.bandwidth_min = 0.0;
+  return s;
+}
+
+int tree_height(int n) {
+  int h = 0;
+  while ((1 << (h + 1)) - 1 < n) ++h;
+  return h;  // edges from the root to the deepest leaf of a complete binary tree
+}
+
+}  // namespace
+
+void Job::State::measure_edges() {
+  std::vector<std::pair<sg4::Host*, sg4::Host*>> e_intra, e_inter, e_flat, e_tflat, e_tinter;
+  const int intra_nodes = shortcut ? 1 : nodes;
+  for (int n = 0; n < intra_nodes; ++n)
+    for (int g = 0; g < gpus; ++g)
+      if (gpus > 1)
+        e_intra.push_back({gpu_host[n * gpus + g], gpu_host[n * gpus + (g + 1) % gpus]});
+  for (int n = 0; n < nodes && nodes > 1; ++n)
+    for (int g = 0; g < gpus; ++g) {
+      e_inter.push_back({gpu_host[n * gpus + g], gpu_host[((n + 1) % nodes) * gpus + g]});
+      if (n > 0) e_tinter.push_back({gpu_host[n * gpus + g], gpu_host[((n - 1) / 2) * gpus + g]});
+    }
+  if (algorithm == Algorithm::kRing)
+    for (int r = 0; r < ranks && ranks > 1; ++r)
+      e_flat.push_back({gpu_host[r], gpu_host[(r + 1) % ranks]});
+  if (algorithm == Algorithm::kTree)
+    for (int r = 1; r < ranks; ++r) e_tflat.push_back({gpu_host[r], gpu_host[(r - 1) / 2]});
+  intra = edge_stats(e_intra);
+  inter = edge_stats(e_inter);
+  flat = edge_stats(e_flat);
+  tree_flat = edge_stats(e_tflat);
+  tree_inter = edge_stats(e_tinter);
+}
+
+void Job::State::ring_phase(sg4::Mailbox* to, sg4::Mailbox* from, int steps, double step_bytes,
+                            const EdgeStats& edges, LinkClass cls, double multiplicity) {
+  if (steps <= 0) return;
+  if (fidelity == Fidelity::kFlow) {
+    for (int s = 0; s < steps; ++s) transfer(to, from, step_bytes, true);
+  } else {
+    transfer(to, from, step_bytes * steps, true);
+    sg4::this_actor::sleep_for((steps - 1) * edges.alpha_max_s);
+  }
+  recorder.add_bytes(cls, step_bytes * steps, multiplicity);
+}
+
+void Job::State::intra_phase(int rank, int steps, double step_bytes, int& intra_epoch) {
+  const int node = rank / gpus, local = rank % gpus;
+  const int epoch = intra_epoch++;
+  if (shortcut && node != 0) {
+    intra_gate->wait(epoch);
+    return;
+  }
+  ring_phase(mailbox[node * gpus + (local + 1) % gpus][kIntra], mailbox[rank][kIntra], steps,
+             step_bytes, intra, LinkClass::kIntraNode, shortcut ? nodes : 1);
+  if (shortcut) intra_gate->arrive(epoch);
+}
+
+void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes,
+                                 const std::vector<int>& members, int pos, double bytes,
+                                 const EdgeStats& edges, LinkClass cls) {
+  const int me = members[pos];
+  const int n = static_cast<int>(members.size());
+  if (n <= 1) return;
+  const int chunks = fidelity == Fidelity::kFlow ? std::max(1, spec.allreduce.chunks) : 1;
+  const double piece = bytes / chunks;
+  std::vector<int> children;
+  for (int c : {2 * pos + 1, 2 * pos + 2})
+    if (c < n) children.push_back(members[c]);
+  sg4::Mailbox* up = pos > 0 ? boxes[members[(pos - 1) / 2]][kTreeUp] : nullptr;
+  // Reduce towards the root, then broadcast down. `flow`: each pipelined in `chunks` pieces, a
+  // rank forwarding a piece once it has it. `wave`: every edge's flow at once (the pipeline's
+  // steady state), then the analytic fill and latency of the pipeline.
+  for (int phase = 0; phase < 2; ++phase) {
+    std::vector<sg4::CommPtr> comms;
+    void* got = nullptr;
+    const auto put = [&](sg4::Mailbox* mb, double b) {
+      comms.push_back(mb->put_async(&payload_token, static_cast<std::uint64_t>(b)));
+    };
+    if (fidelity == Fidelity::kWave) {
+      if (phase == 0) {
+        if (up) put(up, bytes);
+        for (std::size_t k = 0; k < children.size(); ++k)
+          comms.push_back(boxes[me][kTreeUp]->get_async<void>(&got));
+      } else {
+        if (pos > 0) comms.push_back(boxes[me][kTreeDown]->get_async<void>(&got));
+        for (int child : children) put(boxes[child][kTreeDown], bytes);
+      }
+      sg4::Comm::wait_all(comms);
+      // Pipelined tree: (h + C - 1) steps of (alpha + S/(C B)); the flow took alpha + S/B.
+      const int h = tree_height(n);
+      const int c = std::max(1, spec.allreduce.chunks);
+      const double bw = edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0;
+      sg4::this_actor::sleep_for(
+          std::max(0.0, (h + c - 2) * edges.alpha_max_s + (h - 1) * bytes / c / bw));
+    } else {
+      for (int c = 0; c < chunks; ++c) {
+        if (phase == 0) {
+          for (std::size_t k = 0; k < children.size(); ++k)
+            boxes[me][kTreeUp]->get_async<void>(&got)->wait();
+          if (up) put(up, piece);
+        } else {
+          if (pos > 0) boxes[me][kTreeDown]->get_async<void>(&got)->wait();
+          for (int child : children) put(boxes[child][kTreeDown], piece);
+        }
+      }
+      sg4::Comm::wait_all(comms);
+    }
+    recorder.add_bytes(cls, (phase == 0 ? (up ? 1.0 : 0.0) : 1.0 * children.size()) * bytes);
+  }
+}
+
+void Job::State::all_reduce(int rank, double bytes, int& intra_epoch) {
+  const int node = rank / gpus, local = rank % gpus;
+  (void)local;
+  switch (algorithm) {
+    case Algorithm::kRing: {
+      const int next = (rank + 1) % ranks;
+      const LinkClass cls = next / gpus == node ? LinkClass::kIntraNode : LinkClass::kInterNode;
+      ring_phase(mailbox[next][kFlat], mailbox[rank][kFlat], 2 * (ranks - 1), bytes / ranks, flat,
+                 cls, 1.0);
+      return;
+    }
+    case Algorithm::kTree: {
+      std::vector<int> members(ranks);
+      for (int r = 0; r < ranks; ++r) members[r] = r;
+      tree_all_reduce(mailbox, members, rank, bytes, tree_flat, LinkClass::kInterNode);
+      return;
+    }
+    case Algorithm::kHierarchical:
+    case Algorithm::kAuto: {
+      const double shard = bytes / gpus;
+      if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // reduce-scatter
+      if (rail_mode) {
+        // The inter-node stage is the rail actors' (every node); node 0's ranks wait for it.
+        const int epoch = bucket_epoch[rank]++;
+        if (rank == 0) epoch_bytes.push_back(bytes);
+        rs_gate->arrive(epoch);
+        inter_gate->wait(epoch);
+      } else if (nodes > 1) {
+        if (spec.allreduce.inter_node == Algorithm::kTree) {
+          std::vector<int> members(nodes);
+          for (int n = 0; n < nodes; ++n) members[n] = n * gpus + local;
+          tree_all_reduce(mailbox, members, node, shard, tree_inter, LinkClass::kInterNode);
+        } else {
+          ring_phase(mailbox[((node + 1) % nodes) * gpus + local][kInter], mailbox[rank][kInter],
+                     2 * (nodes - 1), shard / nodes, inter, LinkClass::kInterNode, 1.0);
+        }
+      }
+      if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // all-gather
+      return;
+    }
+  }
+}
+
+void Job::State::rail_main(int rail) {
+  const int n_groups = static_cast<int>(groups.size());
+  const int node = rail / n_groups, group = rail % n_groups;
+  const double share = static_cast<double>(groups[group].size()) / gpus;
+  for (int epoch = 0;; ++epoch) {
+    rs_gate->wait(epoch);
+    const double bytes = epoch_bytes[epoch];
+    if (bytes < 0.0) return;
+    const double group_bytes = bytes * share;  // the group's shards, carried as one flow
+    if (spec.allreduce.inter_node == Algorithm::kTree) {
+      std::vector<int> members(nodes);
+      for (int n = 0; n < nodes; ++n) members[n] = n * n_groups + group;
+      tree_all_reduce(rail_mailbox, members, node, group_bytes, tree_inter, LinkClass::kInterNode);
+    } else {
+      ring_phase(rail_mailbox[((node + 1) % nodes) * n_groups + group][kInter],
+                 rail_mailbox[rail][kInter], 2 * (nodes - 1), group_bytes / nodes, inter,
+                 LinkClass::kInterNode, 1.0);
+    }
+    if (node == 0) inter_gate->arrive(epoch);
+  }
+}
+
+}  // namespace scalecast::sim

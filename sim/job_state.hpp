@@ -1,0 +1,97 @@
+#pragma once
+// Internal to job*.cpp: the shared state of one job's rank actors (hosts, mailboxes, the
+// coordinator's bucket plan, the symmetry gates, route figures for the wave latency terms).
+
+#include <simgrid/s4u.hpp>
+
+#include <array>
+#include <vector>
+
+#include "sim/job.hpp"
+
+namespace scalecast::sim {
+
+// Mailbox channels: a rank receives each kind of phase on its own mailbox, so a fast neighbour's
+// next-phase message never matches a receive of the current phase.
+enum Channel { kIntra = 0, kInter = 1, kFlat = 2, kTreeUp = 3, kTreeDown = 4, kChannelCount = 5 };
+
+// Opened epoch by epoch once `need` representative ranks arrived; others wait for the epoch.
+class Gate {
+ public:
+  explicit Gate(int need);
+  void arrive(int epoch);
+  void wait(int epoch);
+
+ private:
+  int need_;
+  int opened_ = 0;
+  std::vector<int> arrivals_;
+  simgrid::s4u::MutexPtr mutex_;
+  simgrid::s4u::ConditionVariablePtr cv_;
+};
+
+struct Decision {
+  double bytes = 0.0;
+  int first = 0, last = 0;  // gradient indices fused
+};
+
+// Route figures of one phase's edges: the worst latency and the narrowest bottleneck.
+struct EdgeStats {
+  double alpha_max_s = 0.0;
+  double bandwidth_min = 0.0;  // bytes/s
+};
+
+struct Job::State {
+  JobSpec spec;
+  int nodes = 0, gpus = 0, ranks = 0;
+  Algorithm algorithm = Algorithm::kRing;
+  Fidelity fidelity = Fidelity::kWave;
+  bool shortcut = false;  // node-0 representative for intra-node phases and copies
+  ComputeSchedule schedule;
+  std::vector<simgrid::s4u::Host*> gpu_host, cpu_host;  // per rank
+  std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>> mailbox;
+  std::vector<char> traced;  // per job-local node
+  Recorder recorder;
+  // Coordinator plan, per iteration; `plan_done[it]` once the last bucket is decided.
+  std::vector<std::vector<Decision>> plan;
+  std::vector<char> plan_done;
+  simgrid::s4u::MutexPtr plan_mutex;
+  simgrid::s4u::ConditionVariablePtr plan_cv;
+  std::vector<Decision> static_buckets;  // cycle time 0
+  double last_tick = -1.0;               // coordinator's last Horovod cycle tick
+  std::unique_ptr<Gate> intra_gate, copy_gate;
+  EdgeStats intra, inter, flat, tree_flat, tree_inter;
+  // Rail mode (symmetric wave, hierarchical, several nodes): node 0 has rank actors, every node
+  // one rail actor per NIC group for the inter-node stage.
+  bool rail_mode = false;
+  std::vector<std::vector<int>> groups;        // local GPUs per NIC group
+  std::vector<simgrid::s4u::Host*> rail_host;  // per rail actor: node * groups + group
+  std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>> rail_mailbox;
+  std::vector<double> epoch_bytes;  // bucket bytes per epoch; negative: stop
+  std::vector<int> bucket_epoch;    // per rank: epochs it has passed
+  std::unique_ptr<Gate> rs_gate, inter_gate;
+
+  State(const SimulatedPlatform& platform, JobSpec s);
+  void rank_main(int rank);
+  void rail_main(int rail);
+  // Collectives (job_collectives.cpp), called by rank `rank` with the bucket's bytes.
+  void all_reduce(int rank, double bytes, int& intra_epoch);
+  void measure_edges();
+  void setup_rails();
+
+ private:
+  int sync_gradients(int rank, int iteration, double t_fwd, int& intra_epoch);
+  bool next_decision(int rank, int iteration, double t_fwd, int k, Decision& out);
+  void decide(int iteration, double t_fwd, int k, double& tick_state);
+  void copy_input(int rank, int iteration);
+  void ring_phase(simgrid::s4u::Mailbox* to, simgrid::s4u::Mailbox* from, int steps,
+                  double step_bytes, const EdgeStats& edges, LinkClass cls, double multiplicity);
+  // Tree over `members` (indices into `boxes`); this participant is members[pos].
+  void tree_all_reduce(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes,
+                       const std::vector<int>& members, int pos, double bytes,
+                       const EdgeStats& edges, LinkClass cls);
+  void rail_stage(int epoch, double bytes);
+  void intra_phase(int rank, int steps, double step_bytes, int& intra_epoch);
+};
+
+}  // namespace scalecast::sim

@@ -1,0 +1,181 @@
+#include "sim/outputs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "common/atomic_file.hpp"
+#include "common/version.hpp"
+#include "sim/simgrid_info.hpp"
+
+namespace scalecast::sim {
+
+using nlohmann::ordered_json;
+
+nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) {
+  ordered_json j;
+  j["nodes"] = r.nodes;
+  j["gpus"] = r.gpus;
+  j["gpus_per_node"] = r.gpus_per_node;
+  j["batch_per_gpu"] = r.batch_per_gpu;
+  j["iteration_time_s"] = r.iteration_time_s;
+  j["throughput_samples_per_s"] = r.throughput_samples_per_s;
+  j["scaling_efficiency"] = {{"vs_1_gpu", nullptr}, {"vs_1_node", nullptr}};
+  j["breakdown"] = {{"compute_s", r.breakdown.compute_s},
+                    {"exposed_comm_s", r.breakdown.exposed_comm_s},
+                    {"io_stall_s", r.breakdown.io_stall_s},
+                    {"copy_s", r.breakdown.copy_s},
+                    {"idle_s", r.breakdown.idle_s}};
+  j["comm_total_s"] = r.comm_total_s;
+  j["gpu_utilization"] = r.gpu_utilization;
+  j["buckets_per_iteration"] = r.buckets_per_iteration;
+  ordered_json bytes;
+  for (const auto& [k, v] : r.bytes_per_iteration) bytes[k] = v;
+  j["bytes_per_iteration"] = bytes;
+  j["algorithm"] = std::string(to_string(r.algorithm));
+  j["fidelity"] = std::string(to_string(r.fidelity));
+  j["iterations"] = static_cast<int>(r.iterations.size());
+  j["simulated_time_s"] = r.iterations.empty() ? 0.0 : r.iterations.back().end_s;
+  (void)scenario;
+  return j;
+}
+
+void add_efficiency(nlohmann::ordered_json& point, double tput_gpu, double tput_node) {
+  const double tput = point["throughput_samples_per_s"].get<double>();
+  const int gpus = point["gpus"].get<int>();
+  const int nodes = point["nodes"].get<int>();
+  auto& e = point["scaling_efficiency"];
+  e["vs_1_gpu"] = tput_gpu > 0.0 ? ordered_json(tput / (gpus * tput_gpu)) : ordered_json();
+  e["vs_1_node"] = tput_node > 0.0 ? ordered_json(tput / (nodes * tput_node)) : ordered_json();
+}
+
+namespace {
+
+std::string num(double v) { return fmt::format("{:.9g}", v); }
+
+}  // namespace
+
+void write_point_files(const std::string& dir, const JobResult& r) {
+  common::write_file_atomic(dir + "/iterations.csv", [&](std::ostream& o) {
+    o << "iteration,start_s,end_s,time_s,compute_s,exposed_comm_s,io_stall_s,copy_s,idle_s,"
+         "comm_total_s,buckets\n";
+    for (const IterationRecord& it : r.iterations)
+      o << it.iteration << ',' << num(it.start_s) << ',' << num(it.end_s) << ','
+        << num(it.end_s - it.start_s) << ',' << num(it.breakdown.compute_s) << ','
+        << num(it.breakdown.exposed_comm_s) << ',' << num(it.breakdown.io_stall_s) << ','
+        << num(it.breakdown.copy_s) << ',' << num(it.breakdown.idle_s) << ','
+        << num(it.comm_total_s) << ',' << it.buckets << '\n';
+  });
+  std::vector<const Interval*> sorted;
+  sorted.reserve(r.intervals.size());
+  for (const Interval& iv : r.intervals) sorted.push_back(&iv);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Interval* a, const Interval* b) {
+    if (a->rank != b->rank) return a->rank < b->rank;
+    if (a->start_s != b->start_s) return a->start_s < b->start_s;
+    return static_cast<int>(a->stream) < static_cast<int>(b->stream);
+  });
+  common::write_file_atomic(dir + "/ops.csv", [&](std::ostream& o) {
+    o << "node,gpu,iteration,op,stream,start_s,end_s,duration_s,tier,bytes\n";
+    for (const Interval* iv : sorted)
+      o << iv->rank / r.gpus_per_node << ',' << iv->rank % r.gpus_per_node << ',' << iv->iteration
+        << ',' << iv->name << ',' << to_string(iv->stream) << ',' << num(iv->start_s) << ','
+        << num(iv->end_s) << ',' << num(iv->end_s - iv->start_s) << ',' << iv->tier << ','
+        << num(iv->bytes) << '\n';
+  });
+  common::write_file_atomic(dir + "/trace.json", chrome_trace(r));
+}
+
+std::string chrome_trace(const JobResult& r) {
+  ordered_json events = ordered_json::array();
+  std::map<int, bool> nodes_seen;
+  std::map<int, bool> threads_seen;
+  std::vector<const Interval*> sorted;
+  for (const Interval& iv : r.intervals) sorted.push_back(&iv);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Interval* a, const Interval* b) {
+    if (a->rank != b->rank) return a->rank < b->rank;
+    return a->start_s < b->start_s;
+  });
+  for (const Interval* iv : sorted) {
+    const int node = iv->rank / r.gpus_per_node, gpu = iv->rank % r.gpus_per_node;
+    const int tid = gpu * kStreamCount + static_cast<int>(iv->stream);
+    if (!nodes_seen[node]) {
+      nodes_seen[node] = true;
+      events.push_back({{"name", "process_name"},
+                        {"ph", "M"},
+                        {"pid", node},
+                        {"tid", 0},
+                        {"args", {{"name", fmt::format("node{:04d}", node)}}}});
+    }
+    const int key = iv->rank * kStreamCount + static_cast<int>(iv->stream);
+    if (!threads_seen[key]) {
+      threads_seen[key] = true;
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", node},
+                        {"tid", tid},
+                        {"args", {{"name", fmt::format("gpu{}/{}", gpu, to_string(iv->stream))}}}});
+    }
+    ordered_json args = {{"iteration", iv->iteration}};
+    if (!iv->tier.empty()) args["tier"] = iv->tier;
+    if (iv->bytes > 0.0) args["bytes"] = iv->bytes;
+    events.push_back({{"name", iv->name},
+                      {"cat", to_string(iv->stream)},
+                      {"ph", "X"},
+                      {"pid", node},
+                      {"tid", tid},
+                      {"ts", iv->start_s * 1e6},
+                      {"dur", (iv->end_s - iv->start_s) * 1e6},
+                      {"args", args}});
+  }
+  ordered_json trace = {{"displayTimeUnit", "ns"}, {"traceEvents", events}};
+  return trace.dump() + "\n";
+}
+
+void write_summary(const std::string& dir, const Scenario& s,
+                   const std::vector<nlohmann::ordered_json>& points) {
+  ordered_json j;
+  j["scenario"] = s.name;
+  j["platform"] = s.platform;
+  j["model"] = s.model;
+  j["precision"] = std::string(common::to_string(s.precision));
+  j["seed"] = s.seed;
+  if (points.size() == 1) {
+    for (const auto& [k, v] : points.front().items()) j[k] = v;
+  } else {
+    j["points"] = points;
+  }
+  j["tool"] = {
+      {"version", common::kVersion}, {"git", common::kGitHash}, {"simgrid", simgrid_version()}};
+  common::write_file_atomic(dir + "/summary.json", j.dump(2) + "\n");
+  common::write_file_atomic(dir + "/scenario.resolved.yaml", s.resolved_yaml);
+}
+
+std::string format_table(const Scenario& s, const std::vector<nlohmann::ordered_json>& points) {
+  std::ostringstream o;
+  o << fmt::format("{} — {} on {}, {} per GPU batch {}\n", s.name, s.model, s.platform,
+                   common::to_string(s.precision), s.batch_per_gpu);
+  o << fmt::format("{:>6} {:>7} {:>11} {:>13} {:>7} {:>7} {:>10} {:>10} {:>9} {:>8} {:>6} {:>5}\n",
+                   "nodes", "gpus", "iter_ms", "samples/s", "eff_gpu", "eff_node", "compute_ms",
+                   "exp_comm_ms", "copy_ms", "idle_ms", "util", "fid");
+  const auto pct = [](const ordered_json& v) {
+    return v.is_null() ? std::string("-") : fmt::format("{:.1f}%", 100.0 * v.get<double>());
+  };
+  for (const ordered_json& p : points) {
+    const auto& b = p["breakdown"];
+    o << fmt::format(
+        "{:>6} {:>7} {:>11.2f} {:>13.1f} {:>7} {:>7} {:>10.2f} {:>10.2f} {:>9.2f} {:>8.2f} "
+        "{:>5.1f}% {:>5}\n",
+        p["nodes"].get<int>(), p["gpus"].get<int>(), 1e3 * p["iteration_time_s"].get<double>(),
+        p["throughput_samples_per_s"].get<double>(), pct(p["scaling_efficiency"]["vs_1_gpu"]),
+        pct(p["scaling_efficiency"]["vs_1_node"]), 1e3 * b["compute_s"].get<double>(),
+        1e3 * b["exposed_comm_s"].get<double>(), 1e3 * b["copy_s"].get<double>(),
+        1e3 * b["idle_s"].get<double>(), 100.0 * p["gpu_utilization"].get<double>(),
+        p["fidelity"].get<std::string>());
+  }
+  return o.str();
+}
+
+}  // namespace scalecast::sim

@@ -1,0 +1,211 @@
+#include "sim/scenario.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/config_error.hpp"
+#include "common/config_node.hpp"
+
+namespace scalecast::sim {
+
+using common::ConfigError;
+using common::ConfigNode;
+using common::Quantity;
+
+std::vector<std::pair<std::string, std::string>> parse_overrides(
+    const std::vector<std::string>& sets) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError("--set", 0, 0, s, "expected key.path=value");
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return out;
+}
+
+namespace {
+
+void apply_override(YAML::Node root, const std::string& key, const std::string& value) {
+  YAML::Node parsed;
+  try {
+    parsed = YAML::Load(value);
+  } catch (const YAML::Exception&) {
+    parsed = YAML::Node(value);
+  }
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
+    parts.push_back(key.substr(start, dot - start));
+  parts.push_back(key.substr(start));
+  // yaml-cpp nodes are handles: walk by reset() so assignment edits the tree, not a copy.
+  YAML::Node cur = root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (!cur[parts[i]] || !cur[parts[i]].IsMap()) cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node next = cur[parts[i]];
+    cur.reset(next);
+  }
+  cur[parts.back()] = parsed;
+}
+
+int positive_int(const ConfigNode& n) {
+  const std::int64_t v = n.as_int();
+  if (v < 1 || v > 1'000'000) n.fail("expected a positive whole number, got " + n.as_string());
+  return static_cast<int>(v);
+}
+
+template <class T, class F>
+T enum_value(const ConfigNode& n, F parse, const char* allowed) {
+  const auto v = parse(n.as_string());
+  if (!v) n.fail(std::string("expected one of ") + allowed + ", got \"" + n.as_string() + "\"");
+  return *v;
+}
+
+void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
+  a.check_keys({"library", "algorithm", "inter_node", "fusion_buffer", "cycle_time", "chunks"});
+  if (auto v = a.optional("library"))
+    c.library = enum_value<Library>(*v, parse_library, "nccl, mpi");
+  if (auto v = a.optional("algorithm"))
+    c.algorithm = enum_value<Algorithm>(*v, parse_algorithm, "ring, tree, hierarchical, auto");
+  if (auto v = a.optional("inter_node")) {
+    c.inter_node = enum_value<Algorithm>(*v, parse_algorithm, "ring, tree");
+    if (c.inter_node != Algorithm::kRing && c.inter_node != Algorithm::kTree)
+      v->fail("expected ring or tree, got \"" + v->as_string() + "\"");
+  }
+  c.fusion_bytes = a.quantity_or("fusion_buffer", Quantity::kSize, c.fusion_bytes);
+  c.cycle_time_s = a.quantity_or("cycle_time", Quantity::kTime, c.cycle_time_s);
+  if (auto v = a.optional("chunks")) c.chunks = positive_int(*v);
+}
+
+Scenario load(const ConfigNode& root, const std::string& source) {
+  if (!root.is_map()) root.fail("expected a map of scenario settings");
+  root.check_keys({"name",
+                   "platform",
+                   "model",
+                   "precision",
+                   "batch_per_gpu",
+                   "nodes",
+                   "gpus_per_node",
+                   "placement",
+                   "strategy",
+                   "allreduce",
+                   "fidelity",
+                   "flow_limit_gpus",
+                   "iterations",
+                   "warmup",
+                   "seed",
+                   "network",
+                   "input",
+                   "calibration",
+                   "framework_efficiency",
+                   "trace"});
+  Scenario s;
+  s.source_file = source;
+  s.name = root.string_or("name", std::filesystem::path(source).stem().string());
+  s.platform = root.required("platform").as_string();
+  s.model = root.required("model").as_string();
+  if (auto v = root.optional("precision")) {
+    const auto p = common::parse_precision(v->as_string());
+    if (!p) v->fail("expected fp32, tf32, fp16 or bf16, got \"" + v->as_string() + "\"");
+    s.precision = *p;
+  }
+  if (auto v = root.optional("batch_per_gpu")) s.batch_per_gpu = positive_int(*v);
+  const ConfigNode nodes = root.required("nodes");
+  s.nodes.clear();
+  if (nodes.is_sequence()) {
+    for (const ConfigNode& n : nodes.items()) s.nodes.push_back(positive_int(n));
+    if (s.nodes.empty()) nodes.fail("expected at least one node count");
+  } else {
+    s.nodes.push_back(positive_int(nodes));
+  }
+  if (auto v = root.optional("gpus_per_node")) s.gpus_per_node = static_cast<int>(v->as_count());
+  if (auto v = root.optional("placement")) {
+    const std::string p = v->as_string();
+    if (p == "packed")
+      s.placement = Placement::kPacked;
+    else if (p == "spread")
+      s.placement = Placement::kSpread;
+    else
+      v->fail("expected packed or spread, got \"" + p + "\"");
+  }
+  if (auto v = root.optional("strategy")) {
+    s.strategy = v->as_string();
+    if (s.strategy != "data_parallel")
+      v->fail("expected data_parallel, got \"" + s.strategy + "\"");
+  }
+  if (auto v = root.optional("allreduce")) load_allreduce(*v, s.allreduce);
+  if (auto v = root.optional("fidelity"))
+    s.fidelity = enum_value<Fidelity>(*v, parse_fidelity, "flow, wave, auto");
+  if (auto v = root.optional("flow_limit_gpus")) s.flow_limit_gpus = positive_int(*v);
+  if (auto v = root.optional("iterations")) s.iterations = positive_int(*v);
+  if (auto v = root.optional("warmup")) s.warmup = static_cast<int>(v->as_count());
+  if (auto v = root.optional("seed")) s.seed = static_cast<std::uint64_t>(v->as_count());
+  if (auto v = root.optional("network")) {
+    const std::string n = v->as_string();
+    if (n == "ideal")
+      s.network = NetworkMode::kIdeal;
+    else if (n == "calibrated")
+      s.network = NetworkMode::kCalibrated;
+    else
+      v->fail("expected ideal or calibrated, got \"" + n + "\"");
+  }
+  if (auto in = root.optional("input")) {
+    in->check_keys({"sample_size", "prefetch"});
+    s.input_sample_bytes = in->quantity_or("sample_size", Quantity::kSize, 0.0);
+    s.prefetch = in->bool_or("prefetch", true);
+  }
+  if (auto v = root.optional("calibration")) s.calibration = v->as_string_list();
+  if (auto v = root.optional("framework_efficiency")) {
+    s.framework_efficiency = v->as_quantity(Quantity::kFraction);
+    if (s.framework_efficiency <= 0.0) v->fail("expected a fraction in (0, 1]");
+  }
+  if (auto t = root.optional("trace")) {
+    t->check_keys({"nodes", "node_list"});
+    s.trace_nodes = static_cast<int>(t->count_or("nodes", s.trace_nodes));
+    if (auto l = t->optional("node_list"))
+      for (const ConfigNode& n : l->items())
+        s.trace_node_list.push_back(static_cast<int>(n.as_count()));
+  }
+  YAML::Emitter out;
+  out << root.raw();
+  s.resolved_yaml = std::string(out.c_str()) + "\n";
+  return s;
+}
+
+Scenario load_with(ConfigNode root, const std::string& source,
+                   const std::vector<std::pair<std::string, std::string>>& overrides) {
+  for (const auto& [k, v] : overrides) apply_override(root.raw(), k, v);
+  return load(root, source);
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& overrides) {
+  return load_with(ConfigNode::load_file(path), path, overrides);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& name,
+                            const std::vector<std::pair<std::string, std::string>>& overrides) {
+  return load_with(ConfigNode::load_string(text, name), name, overrides);
+}
+
+std::vector<int> trace_nodes_for(const Scenario& s, int nodes) {
+  std::vector<int> out;
+  if (!s.trace_node_list.empty()) {
+    for (int n : s.trace_node_list)
+      if (n < nodes) out.push_back(n);
+  } else {
+    // An even sample: first, last and evenly spaced between.
+    const int k = std::min(std::max(1, s.trace_nodes), nodes);
+    for (int i = 0; i < k; ++i)
+      out.push_back(k == 1 ? 0 : static_cast<int>((static_cast<long>(nodes - 1) * i) / (k - 1)));
+  }
+  if (out.empty() || out.front() != 0) out.insert(out.begin(), 0);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace scalecast::sim

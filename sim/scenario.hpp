@@ -1,0 +1,60 @@
+#pragma once
+// A scenario: which machine, which model trained how, at which sizes, simulated how. Loaded from
+// YAML (schema in scenarios/README.md) through common::ConfigNode, so unknown keys and bad
+// values are ConfigErrors with file:line:col; `--set key.path=value` overrides are applied to
+// the YAML tree before validation, so they are checked exactly like the file.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/precision.hpp"
+#include "sim/collective_config.hpp"
+#include "sim/simulated_platform.hpp"
+
+namespace scalecast::sim {
+
+enum class Placement { kPacked, kSpread };
+
+struct Scenario {
+  std::string name;         // from the file name unless given
+  std::string source_file;  // as given on the command line
+  std::string platform;     // platform name (platforms/<name>.yaml) or a path
+  std::string model;        // model zoo name or a model YAML path
+  common::Precision precision = common::Precision::kFp32;
+  int batch_per_gpu = 32;
+  std::vector<int> nodes = {1};  // one simulation per entry
+  int gpus_per_node = 0;         // 0: every GPU of the node
+  Placement placement = Placement::kPacked;
+  std::string strategy = "data_parallel";
+  AllReduceConfig allreduce;
+  Fidelity fidelity = Fidelity::kAuto;
+  int flow_limit_gpus = 48;  // `auto` fidelity: flow up to this many GPUs
+  int iterations = 2;
+  int warmup = 1;
+  std::uint64_t seed = 1;
+  NetworkMode network = NetworkMode::kCalibrated;
+  double input_sample_bytes = 0.0;  // host-to-device bytes per sample
+  bool prefetch = true;
+  std::vector<std::string> calibration;  // calibration database files, in priority order
+  double framework_efficiency = 1.0;     // scales compute times: time / efficiency
+  int trace_nodes = 2;                   // nodes kept in ops.csv / trace.json (first and last)
+  std::vector<int> trace_node_list;      // explicit job-local node indices (overrides)
+  std::string resolved_yaml;             // the scenario after overrides, for the output folder
+};
+
+// "key.path=value" pairs from --set.
+std::vector<std::pair<std::string, std::string>> parse_overrides(
+    const std::vector<std::string>& sets);
+
+// Loads and validates; throws common::ConfigError.
+Scenario load_scenario(const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& overrides = {});
+Scenario load_scenario_text(const std::string& text, const std::string& name,
+                            const std::vector<std::pair<std::string, std::string>>& overrides = {});
+
+// Job-local node indices to trace for an N-node point.
+std::vector<int> trace_nodes_for(const Scenario& s, int nodes);
+
+}  // namespace scalecast::sim

@@ -1,0 +1,118 @@
+#include "sim/scenario_runner.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/zoo.hpp"
+#include "platforms/platform.hpp"
+#include "sim/engine_setup.hpp"
+#include "sim/platform_builder.hpp"
+
+namespace scalecast::sim {
+
+const char* tier_name(calibration::CostTier tier) {
+  switch (tier) {
+    case calibration::CostTier::kExact:
+      return "exact";
+    case calibration::CostTier::kInterpolated:
+      return "interpolated";
+    case calibration::CostTier::kFitted:
+      return "fitted";
+    case calibration::CostTier::kDatasheet:
+      return "datasheet";
+  }
+  return "?";
+}
+
+StepProgram build_program(const models::TrainingStep& step, const calibration::CostModel& cost,
+                          const platforms::GpuSpec& gpu, int batch_per_gpu, double input_bytes) {
+  StepProgram p;
+  p.batch_per_gpu = batch_per_gpu;
+  p.input_bytes = input_bytes;
+  const auto& ops = step.ops();
+  p.ops.reserve(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const models::Op& op = ops[i];
+    const calibration::OpCost c = cost.op_time(op, gpu);
+    ProgramOp po;
+    po.name = op.name;
+    po.stream = op.op_class == models::OpClass::kMemcpy ? Stream::kCopy : Stream::kCompute;
+    po.duration_s = c.time_s;
+    po.tier = tier_name(c.tier);
+    po.preds.assign(step.predecessors(i).begin(), step.predecessors(i).end());
+    po.optimizer = op.pass == models::Pass::kOptimizer;
+    p.ops.push_back(std::move(po));
+  }
+  for (const models::GradientTensor& g : step.gradients())
+    p.gradients.push_back({g.name, g.bytes, g.ready_after});
+  return p;
+}
+
+namespace {
+
+// Host-to-device bytes per sample: the scenario's value, else the model input as decoded 8-bit
+// images (C*H*W bytes, as DALI-style loaders copy them) or 32-bit token ids.
+double sample_bytes(const Scenario& s, const models::Model& m) {
+  if (s.input_sample_bytes > 0.0) return s.input_sample_bytes;
+  if (m.input.tokens) return 4.0 * std::max<std::int64_t>(1, m.input.seq_len);
+  return static_cast<double>(m.input.c * m.input.h * m.input.w);
+}
+
+}  // namespace
+
+JobResult run_point(const Scenario& s, const PointRequest& request,
+                    const calibration::CostModel& cost_model) {
+  const platforms::Platform machine = platforms::load_platform(s.platform);
+  const int total = machine.total_nodes();
+  if (request.nodes < 1 || request.nodes > total)
+    throw std::invalid_argument("the scenario asks for " + std::to_string(request.nodes) +
+                                " nodes; " + machine.name + " has " + std::to_string(total));
+  auto engine = create_engine({s.network});
+  BuildOptions options;
+  options.network = s.network;
+  // Packed placement builds only the nodes it uses; spread needs the whole machine.
+  options.nodes = s.placement == Placement::kPacked ? request.nodes : 0;
+  auto platform = build_platform(*engine, machine, options);
+  JobSpec spec;
+  spec.name = s.name;
+  for (int i = 0; i < request.nodes; ++i)
+    spec.nodes.push_back(
+        s.placement == Placement::kPacked
+            ? i
+            : static_cast<int>(static_cast<long>(i) * platform->node_count() / request.nodes));
+  // One step program serves every rank: a job over nodes of different GPU types (a
+  // heterogeneous machine's partitions) is not supported yet; say so rather than misprice.
+  for (int n : spec.nodes)
+    if (platform->gpu_type(n) != platform->gpu_type(spec.nodes.front()))
+      throw std::invalid_argument(
+          "nodes " + std::to_string(spec.nodes.front()) + " and " + std::to_string(n) +
+          " have different GPU types (" + platform->gpu_type(spec.nodes.front()) + ", " +
+          platform->gpu_type(n) + "): heterogeneous data-parallel jobs are not supported yet");
+  const int available = platform->gpus_per_node(spec.nodes.front());
+  const int wanted = request.gpus_per_node > 0 ? request.gpus_per_node : s.gpus_per_node;
+  spec.gpus_per_node = wanted > 0 ? std::min(wanted, available) : available;
+  const models::Model model = models::load_model(s.model);
+  models::StepOptions step_options;
+  step_options.batch = s.batch_per_gpu;
+  step_options.precision = s.precision;
+  const models::TrainingStep step = models::build_training_step(model, step_options);
+  const platforms::GpuSpec& gpu = platform->node_type(spec.nodes.front()).gpu;
+  spec.program = build_program(step, cost_model, gpu, s.batch_per_gpu,
+                               s.batch_per_gpu * sample_bytes(s, model));
+  spec.allreduce = s.allreduce;
+  spec.fidelity =
+      resolve_fidelity(s.fidelity, request.nodes * spec.gpus_per_node, s.flow_limit_gpus);
+  spec.warmup = s.warmup;
+  spec.iterations = s.iterations;
+  spec.prefetch = s.prefetch;
+  spec.trace_nodes = trace_nodes_for(s, request.nodes);
+  for (int g = 0; g < spec.gpus_per_node; ++g)
+    spec.nic_groups.push_back(platform->nic_of_gpu(spec.nodes.front(), g));
+  Job job(*platform, std::move(spec));
+  engine->run();
+  return job.result();
+}
+
+}  // namespace scalecast::sim

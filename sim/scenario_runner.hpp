@@ -1,0 +1,32 @@
+#pragma once
+// One point of a scenario, simulated in this process: create the SimGrid engine, build the
+// platform (the first N nodes, or N nodes spread over the machine), the model's training step
+// priced by the cost model for the nodes' GPU, and the data-parallel job; run; return the job's
+// result. SimGrid allows one engine per process, so call run_point at most once per process
+// (the CLI starts a child process per point).
+
+#include "calibration/cost_model.hpp"
+#include "models/training_step.hpp"
+#include "sim/job.hpp"
+#include "sim/scenario.hpp"
+#include "sim/step_program.hpp"
+
+namespace scalecast::sim {
+
+struct PointRequest {
+  int nodes = 1;
+  int gpus_per_node = 0;  // 0: the scenario's value (0 there: every GPU of the node)
+};
+
+JobResult run_point(const Scenario& scenario, const PointRequest& request,
+                    const calibration::CostModel& cost_model);
+
+// A training step priced on `gpu`: every op's duration and tier from the cost model, memcpy ops
+// on the copy stream, the optimizer ops flagged, gradients in ready order.
+StepProgram build_program(const models::TrainingStep& step, const calibration::CostModel& cost,
+                          const platforms::GpuSpec& gpu, int batch_per_gpu, double input_bytes);
+
+// Name of a cost tier as ops.csv writes it.
+const char* tier_name(calibration::CostTier tier);
+
+}  // namespace scalecast::sim

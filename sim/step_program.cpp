@@ -1,0 +1,66 @@
+#include "sim/step_program.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace scalecast::sim {
+
+const char* to_string(Stream s) {
+  switch (s) {
+    case Stream::kCompute:
+      return "compute";
+    case Stream::kComm:
+      return "comm";
+    case Stream::kCopy:
+      return "copy";
+  }
+  return "?";
+}
+
+ComputeSchedule compute_schedule(const StepProgram& program) {
+  const std::size_t n = program.ops.size();
+  ComputeSchedule s;
+  s.op_start_s.assign(n, 0.0);
+  s.op_end_s.assign(n, 0.0);
+  // Two passes: the step's ops, then the optimizer ops from a zero origin (they start only once
+  // the last all-reduce is done, which the engine decides at run time).
+  for (int pass = 0; pass < 2; ++pass) {
+    std::array<double, kStreamCount> stream_free{};
+    for (std::size_t i = 0; i < n; ++i) {
+      const ProgramOp& op = program.ops[i];
+      if (op.optimizer != (pass == 1)) continue;
+      double start = stream_free[static_cast<int>(op.stream)];
+      for (std::size_t p : op.preds) {
+        if (p >= i) throw std::invalid_argument("op '" + op.name + "' waits for a later op");
+        // A step op never waits for an optimizer op; an optimizer op waiting for a step op is
+        // satisfied by construction (it starts after the backward pass).
+        if (program.ops[p].optimizer == op.optimizer) start = std::max(start, s.op_end_s[p]);
+      }
+      s.op_start_s[i] = start;
+      s.op_end_s[i] = start + op.duration_s;
+      stream_free[static_cast<int>(op.stream)] = s.op_end_s[i];
+      if (pass == 0) {
+        s.backward_end_s = std::max(s.backward_end_s, s.op_end_s[i]);
+        if (op.stream == Stream::kCompute) s.compute_busy_s += op.duration_s;
+      } else {
+        s.optimizer_s = std::max(s.optimizer_s, s.op_end_s[i]);
+      }
+    }
+  }
+  s.gradient_ready_s.reserve(program.gradients.size());
+  for (const ProgramGradient& g : program.gradients) {
+    if (g.ready_after >= n)
+      throw std::invalid_argument("gradient '" + g.name + "' is produced by a missing op");
+    s.gradient_ready_s.push_back(s.op_end_s[g.ready_after]);
+  }
+  return s;
+}
+
+double total_op_time_s(const StepProgram& program) {
+  double t = 0.0;
+  for (const ProgramOp& op : program.ops) t += op.duration_s;
+  return t;
+}
+
+}  // namespace scalecast::sim

@@ -1,0 +1,58 @@
+#pragma once
+// The work one GPU does in one training step, as the replay engine sees it: ops with durations
+// already priced by a cost model, the stream each runs on, their dependencies, and the gradient
+// tensors in ready order. compute_schedule() list-schedules the ops on their streams (a CUDA
+// stream runs its ops in order) and gives every op's start/end offset from the iteration start
+// and the time each gradient becomes ready; the optimizer ops are scheduled separately because
+// they wait for the last all-reduce.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace scalecast::sim {
+
+enum class Stream { kCompute = 0, kComm = 1, kCopy = 2 };
+inline constexpr int kStreamCount = 3;
+const char* to_string(Stream s);
+
+struct ProgramOp {
+  std::string name;
+  Stream stream = Stream::kCompute;
+  double duration_s = 0.0;
+  std::string tier;                // cost-model tier that priced it ("exact", "datasheet", ...)
+  std::vector<std::size_t> preds;  // indices of ops this one waits for (all earlier in `ops`)
+  bool optimizer = false;          // runs after the gradients are all-reduced
+};
+
+struct ProgramGradient {
+  std::string name;
+  double bytes = 0.0;
+  std::size_t ready_after = 0;  // index of the op that produces it
+};
+
+struct StepProgram {
+  std::vector<ProgramOp> ops;              // topological order
+  std::vector<ProgramGradient> gradients;  // ready order
+  int batch_per_gpu = 1;                   // samples per GPU per step
+  double input_bytes = 0.0;                // host-to-device copy of one step's batch
+};
+
+// Offsets from the iteration start (the moment the first forward op may run).
+struct ComputeSchedule {
+  std::vector<double> op_start_s, op_end_s;  // per op; optimizer ops relative to optimizer start
+  std::vector<double> gradient_ready_s;      // per gradient
+  double backward_end_s = 0.0;               // when all non-optimizer ops are done
+  double optimizer_s = 0.0;                  // duration of the optimizer ops (from their start)
+  double compute_busy_s = 0.0;               // sum of non-optimizer compute-stream op time
+};
+
+// Throws std::invalid_argument for a predecessor that is not an earlier op or a gradient that
+// names a missing op.
+ComputeSchedule compute_schedule(const StepProgram& program);
+
+// Total time of all ops (all streams), the "communication free" iteration time when every op
+// is on the compute stream.
+double total_op_time_s(const StepProgram& program);
+
+}  // namespace scalecast::sim

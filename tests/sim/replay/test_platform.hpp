@@ -1,0 +1,50 @@
+#pragma once
+// A small SimGrid platform built directly in the tests, with known links: per node one CPU host
+// and `gpus` GPU hosts; every GPU has a private split-duplex "nvlink" link (intra-node routes
+// cross the two GPUs' links), every node a split-duplex "nic" link; an inter-node route is
+// gpu-link, nic, [backbone], nic, gpu-link. `backbone(a, b)` picks which shared backbone link
+// (index) the route between nodes a and b crosses, or -1 for none. All pairs get explicit
+// routes in one full zone, fine for the few dozen hosts of a test.
+
+#include <functional>
+#include <vector>
+
+#include "sim/simulated_platform.hpp"
+
+namespace simgrid::s4u {
+class Link;
+}
+
+namespace scalecast::sim::testing {
+
+struct TestPlatformSpec {
+  int nodes = 2;
+  int gpus = 1;
+  double gpu_link_bw = 50e9, gpu_link_lat_s = 0.5e-6;  // each of the two GPU links of a route
+  double nic_bw = 12.5e9, nic_lat_s = 0.5e-6;
+  int backbones = 0;
+  double backbone_bw = 12.5e9, backbone_lat_s = 0.0;
+  std::function<int(int, int)> backbone;   // node pair -> backbone index or -1
+  double h2d_bw = 16e9, h2d_lat_s = 1e-6;  // CPU -> GPU link
+};
+
+class TestPlatform : public SimulatedPlatform {
+ public:
+  explicit TestPlatform(const TestPlatformSpec& spec);
+  int node_count() const override { return spec_.nodes; }
+  int gpus_per_node(int) const override { return spec_.gpus; }
+  simgrid::s4u::Host* gpu(int node, int local) const override {
+    return gpus_[node * spec_.gpus + local];
+  }
+  simgrid::s4u::Host* cpu(int node, int) const override { return cpus_[node]; }
+  int socket_of_gpu(int, int) const override { return 0; }
+  simgrid::s4u::Disk* nvme(int) const override { return nullptr; }
+  std::vector<simgrid::s4u::Host*> pfs_servers() const override { return {}; }
+  std::string gpu_type(int) const override { return "test-gpu"; }
+
+ private:
+  TestPlatformSpec spec_;
+  std::vector<simgrid::s4u::Host*> gpus_, cpus_;
+};
+
+}  // namespace scalecast::sim::testing

@@ -1,0 +1,77 @@
+// `scalecast run` end to end on the default scenario (real Summit platform, ResNet-50, calibrated
+// cost model): two runs give byte-identical summary.json and trace.json; a bad --set value is a
+// ConfigError naming the scenario file, exit code 1.
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include <sys/wait.h>
+
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kTool = std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast";
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("run: two runs of the default scenario give byte-identical summary and trace") {
+    const auto base =
+        std::filesystem::temp_directory_path() / ("scalecast-run-" + std::to_string(::getpid()));
+    for (const char* run : {"a", "b"}) {
+      const std::string cmd = kTool +
+                              " --quiet run scenarios/summit-resnet50.yaml --set nodes=[1,2] "
+                              "--set iterations=1 -j 2 --out " +
+                              (base / run).string() + " > " + (base.string() + run) + ".txt";
+      REQUIRE(std::system(cmd.c_str()) == 0);
+    }
+    for (const char* f : {"summary.json", "nodes-2/trace.json", "nodes-2/ops.csv",
+                          "nodes-1/iterations.csv", "scenario.resolved.yaml"}) {
+      const std::string a = slurp(base / "a" / f), b = slurp(base / "b" / f);
+      INFO(f << ": " << a.size() << " bytes");
+      CHECK(!a.empty());
+      CHECK(a == b);
+    }
+    const auto summary = nlohmann::json::parse(slurp(base / "a" / "summary.json"));
+    REQUIRE(summary["points"].size() == 2);
+    const auto& p2 = summary["points"][1];
+    CHECK(p2["nodes"] == 2);
+    CHECK(p2["gpus"] == 12);
+    CHECK(p2["scaling_efficiency"]["vs_1_node"].get<double>() > 0.5);
+    CHECK(p2["scaling_efficiency"]["vs_1_node"].get<double>() <= 1.0 + 1e-9);
+    const std::string table = slurp(base.string() + "a.txt");
+    INFO(table);
+    CHECK(table.find("samples/s") != std::string::npos);
+    std::filesystem::remove_all(base);
+    std::filesystem::remove(base.string() + "a.txt");
+    std::filesystem::remove(base.string() + "b.txt");
+  }
+
+  TEST_CASE("run: a bad --set value is an error naming the file and key") {
+    const auto err = std::filesystem::temp_directory_path() /
+                     ("scalecast-run-err-" + std::to_string(::getpid()));
+    const std::string cmd =
+        kTool +
+        " run scenarios/summit-resnet50.yaml --set allreduce.algorithm=butterfly"
+        " > /dev/null 2> " +
+        err.string();
+    const int status = std::system(cmd.c_str());
+    CHECK(WEXITSTATUS(status) == 1);
+    const std::string message = slurp(err);
+    INFO(message);
+    CHECK(message.find("summit-resnet50.yaml:") != std::string::npos);
+    CHECK(message.find("allreduce.algorithm") != std::string::npos);
+    std::filesystem::remove(err);
+  }
+}

@@ -1,0 +1,142 @@
+// Scenario loading (errors with file:line, --set overrides) and output files: summary.json,
+// iterations.csv, ops.csv, trace.json; determinism across two processes.
+
+#include <doctest/doctest.h>
+#include <simgrid/s4u.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/config_error.hpp"
+#include "sim/engine_setup.hpp"
+#include "sim/job.hpp"
+#include "sim/outputs.hpp"
+#include "sim/scenario.hpp"
+#include "tests/sim/replay/replay_fixtures.hpp"
+#include "tests/sim/replay/test_platform.hpp"
+
+using namespace scalecast::sim;
+using scalecast::common::ConfigError;
+
+namespace {
+
+const char* kScenario = R"(name: t
+platform: summit
+model: resnet50
+precision: fp16
+batch_per_gpu: 256
+nodes: [1, 2, 4]
+allreduce:
+  algorithm: hierarchical
+  fusion_buffer: 64MiB
+  cycle_time: 5ms
+fidelity: wave
+)";
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("scenario loads with defaults and --set overrides") {
+    const Scenario s = load_scenario_text(kScenario, "t.yaml");
+    CHECK(s.nodes == std::vector<int>{1, 2, 4});
+    CHECK(s.batch_per_gpu == 256);
+    CHECK(s.allreduce.fusion_bytes == 64.0 * 1024 * 1024);
+    CHECK(s.allreduce.cycle_time_s == doctest::Approx(5e-3));
+    const Scenario o = load_scenario_text(
+        kScenario, "t.yaml",
+        parse_overrides({"nodes=4608", "allreduce.algorithm=ring", "input.sample_size=150528B"}));
+    CHECK(o.nodes == std::vector<int>{4608});
+    CHECK(o.allreduce.algorithm == Algorithm::kRing);
+    CHECK(o.input_sample_bytes == 150528.0);
+    CHECK(o.resolved_yaml.find("4608") != std::string::npos);
+  }
+
+  TEST_CASE("scenario errors name the file line and key") {
+    const auto message = [](const std::string& text, std::vector<std::string> sets = {}) {
+      try {
+        load_scenario_text(text, "bad.yaml", parse_overrides(sets));
+      } catch (const ConfigError& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    const std::string unknown = message(std::string(kScenario) + "fidelty: flow\n");
+    INFO(unknown);
+    CHECK(unknown.find("bad.yaml:12") != std::string::npos);
+    CHECK(unknown.find("fidelity") != std::string::npos);  // the suggestion
+    const std::string bad_algo = message(kScenario, {"allreduce.algorithm=butterfly"});
+    INFO(bad_algo);
+    CHECK(bad_algo.find("allreduce.algorithm") != std::string::npos);
+    CHECK(bad_algo.find("ring, tree, hierarchical, auto") != std::string::npos);
+    const std::string bad_size = message(kScenario, {"allreduce.fusion_buffer=64"});
+    CHECK(bad_size.find("allreduce.fusion_buffer") != std::string::npos);
+    const std::string bad_nodes = message(kScenario, {"nodes=[1, -2]"});
+    CHECK(bad_nodes.find("nodes[1]") != std::string::npos);
+    CHECK(message(kScenario, {"typo_key=1"}).find("typo_key") != std::string::npos);
+  }
+
+  TEST_CASE("outputs are written and deterministic across processes") {
+    const char* target = std::getenv("SCALECAST_DETERMINISM_OUT");
+    if (target == nullptr) {
+      // The checking process: run this test case twice in child processes and compare bytes.
+      const auto base =
+          std::filesystem::temp_directory_path() / ("scalecast-det-" + std::to_string(::getpid()));
+      const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+      for (const char* run : {"a", "b"}) {
+        const std::string cmd = "SCALECAST_DETERMINISM_OUT=" + (base / run).string() + " " + exe +
+                                " -tc='outputs are written and deterministic*' > /dev/null";
+        REQUIRE(std::system(cmd.c_str()) == 0);
+      }
+      for (const char* f : {"summary.json", "trace.json", "ops.csv", "iterations.csv"}) {
+        const std::string a = slurp(base / "a" / f), b = slurp(base / "b" / f);
+        INFO(f << ": " << a.size() << " and " << b.size() << " bytes");
+        CHECK(!a.empty());
+        CHECK(a == b);
+      }
+      const auto summary = nlohmann::json::parse(slurp(base / "a" / "summary.json"));
+      for (const char* k : {"nodes", "gpus", "iteration_time_s", "throughput_samples_per_s",
+                            "scaling_efficiency", "breakdown"})
+        CHECK(summary.contains(k));
+      for (const char* k : {"compute_s", "exposed_comm_s", "io_stall_s", "copy_s", "idle_s"})
+        CHECK(summary["breakdown"].contains(k));
+      const auto trace = nlohmann::json::parse(slurp(base / "a" / "trace.json"));
+      CHECK(trace["traceEvents"].size() > 10);
+      std::filesystem::remove_all(base);
+      return;
+    }
+    auto engine = create_engine({NetworkMode::kIdeal});
+    testing::TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.gpus = 2;
+    testing::TestPlatform platform(ps);
+    JobSpec spec;
+    spec.nodes = {0, 1, 2, 3};
+    spec.gpus_per_node = 2;
+    spec.program = testing::synthetic_program(8, 1e-3, 16, 2e-3, 3e6, 1e-3);
+    spec.program.input_bytes = 8e6;
+    spec.allreduce.fusion_bytes = 10e6;
+    spec.allreduce.cycle_time_s = 5e-3;
+    spec.fidelity = Fidelity::kFlow;
+    spec.warmup = 1;
+    spec.iterations = 2;
+    spec.trace_nodes = {0, 3};
+    Job job(platform, spec);
+    engine->run();
+    const JobResult r = job.result();
+    Scenario s = load_scenario_text(kScenario, "t.yaml");
+    auto point = point_json(s, r);
+    add_efficiency(point, r.throughput_samples_per_s / r.gpus * 1.1, 0.0);
+    write_point_files(target, r);
+    write_summary(target, s, {point});
+  }
+}
