@@ -20,7 +20,7 @@ namespace scalecast::calibration {
 
 struct CostModelOptions {
   std::string selection = "find";         // preferred rows: "find" (benchmark mode) or "heuristic"
-  double framework_efficiency = 1.0;      // in (0, 1]: time_s = kernel time / framework_efficiency
+  double framework_efficiency = 1.0;      // > 0: time_s = kernel time / framework_efficiency
   bool require_measured_device = false;   // unknown device: error instead of datasheet tier
   int min_fit_points = 12;                // fewer measurements in a group: no fitted curve
   CostTier best_tier = CostTier::kExact;  // skip tiers better than this (tests, ablations)

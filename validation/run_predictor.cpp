@@ -14,6 +14,7 @@
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
 #include "models/zoo.hpp"
+#include "platforms/data_dir.hpp"
 
 namespace scalecast::validation {
 namespace {
@@ -67,8 +68,23 @@ std::string platform_ref(const Configuration& c) {
 }
 
 // What a scenario cannot say: a sequence length other than the model's default (scenarios have
-// no seq_len key), or a model the zoo does not know.
+// no seq_len key), a model the zoo does not know, or gradient exchange the engine does not
+// simulate: MPI reducing in host memory (scenarios/README.md: allreduce.library is "recorded;
+// the algorithms below are what is simulated", so it would run as NCCL on the GPUs) and TCP
+// transport (the platform's network model is its RDMA-capable fabric).
 void check_expressible(const Configuration& c) {
+  for (const std::string& comm : c.comm) {
+    if (comm == "mpi_cpu") {
+      throw Unsupported(
+          "comm mpi_cpu is not modelled: the replay engine records allreduce.library but "
+          "simulates GPU collectives only (no host staging or CPU reduction)");
+    }
+    if (comm == "tcp") {
+      throw Unsupported(
+          "comm tcp is not modelled: the platform network stands for its native (RDMA) "
+          "transport, with no TCP stack cost");
+    }
+  }
   models::Model model;
   try {
     model = models::load_model(c.model);
@@ -85,7 +101,24 @@ void check_expressible(const Configuration& c) {
 
 }  // namespace
 
-std::string scenario_yaml(const Configuration& c) {
+std::vector<std::string> default_calibration_databases() {
+  for (const std::string& dir : platforms::data_dirs()) {
+    const std::filesystem::path folder = std::filesystem::path(dir) / "calibration" / "data";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder, ec)) continue;
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+      if (entry.path().extension() == ".yaml") {
+        files.push_back(std::filesystem::absolute(entry.path()).string());
+      }
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+  }
+  return {};
+}
+
+std::string scenario_yaml(const Configuration& c, const std::vector<std::string>& calibration) {
   // Scenario format: scenarios/README.md (sim/scenario.cpp).
   std::string y = "# Written by scalecast validate for one validation configuration.\n";
   y += fmt::format("platform: \"{}\"\n", platform_ref(c));
@@ -108,6 +141,10 @@ std::string scenario_yaml(const Configuration& c) {
     y += "allreduce:\n  library: mpi\n";
   } else if (has("nccl")) {
     y += "allreduce:\n  library: nccl\n";
+  }
+  if (!calibration.empty()) {
+    y += "calibration:\n";
+    for (const std::string& db : calibration) y += fmt::format("  - \"{}\"\n", db);
   }
   y += fmt::format("framework_efficiency: {:.17g}\n", c.framework_efficiency);
   return y;
@@ -148,12 +185,15 @@ int run_process(const std::vector<std::string>& argv, std::string& output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-RunPredictor::RunPredictor(std::string scalecast_exe, std::string work_dir)
-    : exe_(std::move(scalecast_exe)), work_dir_(std::move(work_dir)) {}
+RunPredictor::RunPredictor(std::string scalecast_exe, std::string work_dir,
+                           std::vector<std::string> calibration)
+    : exe_(std::move(scalecast_exe)),
+      work_dir_(std::move(work_dir)),
+      calibration_(std::move(calibration)) {}
 
 Prediction RunPredictor::predict(const Configuration& config) const {
   check_expressible(config);
-  const std::string scenario = scenario_yaml(config);
+  const std::string scenario = scenario_yaml(config, calibration_);
   int index;
   {
     std::lock_guard lock(mutex_);

@@ -15,8 +15,14 @@
 
 namespace scalecast::validation {
 
-// The scenario YAML that asks `scalecast run` for `config` (scenarios/README.md format).
-std::string scenario_yaml(const Configuration& config);
+// The scenario YAML that asks `scalecast run` for `config` (scenarios/README.md format), priced
+// with the given calibration databases (absolute paths, first wins).
+std::string scenario_yaml(const Configuration& config,
+                          const std::vector<std::string>& calibration = {});
+
+// The project's kernel calibration databases (calibration/data/*.yaml in the first data
+// directory that has the folder), sorted by name; kernel-level data, not from a validation file.
+std::vector<std::string> default_calibration_databases();
 
 // Reads a replay summary.json (text in memory; `name` for messages).
 Prediction parse_summary_json(const std::string& text, const std::string& name);
@@ -26,8 +32,10 @@ int run_process(const std::vector<std::string>& argv, std::string& output);
 
 class RunPredictor : public Predictor {
  public:
-  // `scalecast_exe`: the scalecast executable; `work_dir`: where scenarios and outputs go.
-  RunPredictor(std::string scalecast_exe, std::string work_dir);
+  // `scalecast_exe`: the scalecast executable; `work_dir`: where scenarios and outputs go;
+  // `calibration`: databases every scenario is priced with.
+  RunPredictor(std::string scalecast_exe, std::string work_dir,
+               std::vector<std::string> calibration = default_calibration_databases());
 
   // Exit status 1 (input rejected) or 3 (not built) of the child becomes Unsupported with the
   // child's first error line; any other failure is a std::runtime_error.
@@ -38,6 +46,7 @@ class RunPredictor : public Predictor {
  private:
   std::string exe_;
   std::string work_dir_;
+  std::vector<std::string> calibration_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, Prediction> cache_;  // by scenario text
   mutable int runs_ = 0;

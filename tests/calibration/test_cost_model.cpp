@@ -199,7 +199,7 @@ TEST_SUITE("unit") {
                2 * CalibratedCostModel(db).op_time(op, gpu).time_s, 1e-12));
     CalibratedCostModel m(db);
     CHECK_THROWS_WITH(m.set_framework_efficiency(0.0),
-                      "cost model: framework efficiency must be in (0, 1], got 0");
+                      "cost model: framework efficiency must be positive, got 0");
   }
 
   TEST_CASE("unknown devices and unpriceable ops give precise errors") {

@@ -45,7 +45,9 @@ TEST_SUITE("validation") {
   TEST_CASE("public set overall MAPE within the current target") {
     const ValidationFile file = load_validation_file("validation/public.yaml");
     RunPredictor predictor(exe(), work_dir("public_set"));
-    const ValidationRun run = run_protocol(file, predictor);
+    ProtocolOptions options;
+    options.jobs = 2;
+    const ValidationRun run = run_protocol(file, predictor, options);
     const RunSummary s = summarize(run);
     MESSAGE(format_table(file, run, s));
     MESSAGE("overall MAPE " << s.overall.mape_pct << "% over " << s.overall.count
