@@ -161,7 +161,8 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     // A positive scalar, not capped at 1: validation fits it from anchors, and above 1 means the
     // kernel data is slower than the framework measured.
     s.framework_efficiency = v->as_double();
-    if (!(s.framework_efficiency > 0.0)) v->fail("expected a positive number, got " + v->as_string());
+    if (!(s.framework_efficiency > 0.0))
+      v->fail("expected a positive number, got " + v->as_string());
   }
   if (auto t = root.optional("trace")) {
     t->check_keys({"nodes", "node_list"});
