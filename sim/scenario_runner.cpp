@@ -108,6 +108,10 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   spec.iterations = s.iterations;
   spec.prefetch = s.prefetch;
   spec.trace_nodes = trace_nodes_for(s, request.nodes);
+  spec.compute_noise_cv = s.compute_noise_cv;
+  spec.straggler_fraction = s.straggler_fraction;
+  spec.straggler_slowdown = s.straggler_slowdown;
+  spec.seed = s.seed;
   for (int g = 0; g < spec.gpus_per_node; ++g)
     spec.nic_groups.push_back(platform->nic_of_gpu(spec.nodes.front(), g));
   Job job(*platform, std::move(spec));
