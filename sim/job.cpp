@@ -217,6 +217,10 @@ bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Dec
   }
   if (static_cast<int>(plan[iteration].size()) <= k) return false;
   out = plan[iteration][k];
+  // A rank joins the bucket's all-reduce once its own tensors are ready (with variability a
+  // rank can be behind the coordinator).
+  const double own_ready = t_fwd + stretch[rank] * schedule.gradient_ready_s[out.last];
+  if (own_ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(own_ready);
   return true;
 }
 

@@ -100,7 +100,8 @@ Scenario load(const ConfigNode& root, const std::string& source) {
                    "input",
                    "calibration",
                    "framework_efficiency",
-                   "trace"});
+                   "trace",
+                   "variability"});
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
