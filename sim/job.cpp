@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "common/rng.hpp"
 #include "sim/job_state.hpp"
 #include "sim/simulated_platform.hpp"
 
@@ -55,7 +56,9 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   if (nodes < 1 || gpus < 1) throw std::invalid_argument("job needs at least one node and GPU");
   algorithm = resolve_algorithm(spec.allreduce.algorithm, nodes, gpus);
   fidelity = resolve_fidelity(spec.fidelity, ranks);
-  shortcut = spec.symmetric && fidelity == Fidelity::kWave && nodes > 1;
+  const bool varied = spec.compute_noise_cv > 0.0 ||
+                      (spec.straggler_fraction > 0.0 && spec.straggler_slowdown != 1.0);
+  shortcut = spec.symmetric && !varied && fidelity == Fidelity::kWave && nodes > 1;
   schedule = compute_schedule(spec.program);
   traced.assign(nodes, 0);
   traced[0] = 1;
@@ -97,6 +100,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   plan_cv = sg4::ConditionVariable::create();
   static_buckets = sim::static_buckets(spec.program, spec.allreduce.fusion_bytes);
   bucket_epoch.assign(ranks, 0);
+  stretch.assign(ranks, 1.0);
   intra_gate = std::make_unique<Gate>(gpus);
   copy_gate = std::make_unique<Gate>(gpus);
   if (fidelity == Fidelity::kWave) measure_edges();
@@ -156,7 +160,8 @@ void Job::State::copy_input(int rank, int iteration) {
 
 void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) {
   std::vector<Decision>& p = plan[iteration];
-  const auto& ready = schedule.gradient_ready_s;
+  std::vector<double> ready = schedule.gradient_ready_s;
+  for (double& r : ready) r *= stretch[0];
   const int n_grad = static_cast<int>(ready.size());
   const double now = sg4::Engine::get_clock();
   if (spec.allreduce.cycle_time_s <= 0.0) {
@@ -194,7 +199,7 @@ bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Dec
     // Static buckets: every rank knows the plan; a bucket goes once its last tensor is ready.
     if (k >= static_cast<int>(static_buckets.size())) return false;
     out = static_buckets[k];
-    const double ready = t_fwd + schedule.gradient_ready_s[out.last];
+    const double ready = t_fwd + stretch[rank] * schedule.gradient_ready_s[out.last];
     if (ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(ready);
     return true;
   }
@@ -212,6 +217,10 @@ bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Dec
   }
   if (static_cast<int>(plan[iteration].size()) <= k) return false;
   out = plan[iteration][k];
+  // A rank joins the bucket's all-reduce once its own tensors are ready (with variability a
+  // rank can be behind the coordinator).
+  const double own_ready = t_fwd + stretch[rank] * schedule.gradient_ready_s[out.last];
+  if (own_ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(own_ready);
   return true;
 }
 
@@ -230,6 +239,23 @@ int Job::State::sync_gradients(int rank, int iteration, double t_fwd, int& intra
   return k;
 }
 
+double Job::State::draw_stretch(int rank, int iteration) const {
+  double f = 1.0;
+  if (spec.compute_noise_cv > 0.0) {
+    // Lognormal with mean 1 and the given coefficient of variation.
+    const double sigma = std::sqrt(std::log1p(spec.compute_noise_cv * spec.compute_noise_cv));
+    common::Rng rng = common::Rng(spec.seed)
+                          .fork(static_cast<std::uint64_t>(rank))
+                          .fork(static_cast<std::uint64_t>(iteration) + 1);
+    f *= rng.lognormal(-0.5 * sigma * sigma, sigma);
+  }
+  if (spec.straggler_fraction > 0.0) {
+    common::Rng pick = common::Rng(spec.seed ^ 0x9e3779b97f4a7c15ULL).fork(rank);
+    if (pick.uniform() < spec.straggler_fraction) f *= spec.straggler_slowdown;
+  }
+  return f;
+}
+
 void Job::State::rank_main(int rank) {
   const int node = rank / gpus;
   const StepProgram& prog = spec.program;
@@ -237,6 +263,7 @@ void Job::State::rank_main(int rank) {
   int intra_epoch = 0;
   for (int it = 0; it < total; ++it) {
     const double t_iter = sg4::Engine::get_clock();
+    const double f = stretch[rank] = draw_stretch(rank, it);
     // Without prefetch the batch is copied before the forward pass; with prefetch the copy of
     // this batch ran during the previous step (modelled as the copy stream's first activity of
     // the step, so a copy longer than compute shows as exposed copy time).
@@ -245,18 +272,18 @@ void Job::State::rank_main(int rank) {
     if (traced[node])
       for (std::size_t i = 0; i < prog.ops.size(); ++i)
         if (!prog.ops[i].optimizer)
-          recorder.add({rank, prog.ops[i].stream, it, t_fwd + schedule.op_start_s[i],
-                        t_fwd + schedule.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
+          recorder.add({rank, prog.ops[i].stream, it, t_fwd + f * schedule.op_start_s[i],
+                        t_fwd + f * schedule.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
     const int buckets = sync_gradients(rank, it, t_fwd, intra_epoch);
     sg4::this_actor::sleep_until(
-        std::max(sg4::Engine::get_clock(), t_fwd + schedule.backward_end_s));
+        std::max(sg4::Engine::get_clock(), t_fwd + f * schedule.backward_end_s));
     const double t_opt = sg4::Engine::get_clock();
     if (traced[node])
       for (std::size_t i = 0; i < prog.ops.size(); ++i)
         if (prog.ops[i].optimizer)
-          recorder.add({rank, prog.ops[i].stream, it, t_opt + schedule.op_start_s[i],
-                        t_opt + schedule.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
-    sg4::this_actor::sleep_for(schedule.optimizer_s);
+          recorder.add({rank, prog.ops[i].stream, it, t_opt + f * schedule.op_start_s[i],
+                        t_opt + f * schedule.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
+    sg4::this_actor::sleep_for(f * schedule.optimizer_s);
     if (rank == 0) recorder.mark_iteration(it, t_iter, sg4::Engine::get_clock(), buckets);
   }
   if (rail_mode) {  // tell the rail actors there is no further bucket

@@ -13,6 +13,7 @@
 // node and NIC group sends the group's share of each bucket to the next node's, from the
 // group's first GPU, so only node 0 has one actor per GPU.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,14 @@ struct JobSpec {
   // Per local GPU, the NIC (rail) it sends through; GPUs sharing a NIC form a group whose
   // inter-node traffic the symmetric wave mode carries as one flow per node (empty: no groups).
   std::vector<int> nic_groups;
+  // Run-to-run variability: each rank's compute timeline of an iteration is stretched by a
+  // lognormal factor of mean 1 and this coefficient of variation, and a `straggler_fraction` of
+  // the ranks (chosen by the seed) is slower by `straggler_slowdown`. Either turns the symmetry
+  // shortcut off (ranks differ). Same seed, same numbers.
+  double compute_noise_cv = 0.0;
+  double straggler_fraction = 0.0;
+  double straggler_slowdown = 1.0;
+  std::uint64_t seed = 1;
 };
 
 struct JobResult {

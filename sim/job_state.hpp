@@ -69,10 +69,12 @@ struct Job::State {
   std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>> rail_mailbox;
   std::vector<double> epoch_bytes;  // bucket bytes per epoch; negative: stop
   std::vector<int> bucket_epoch;    // per rank: epochs it has passed
+  std::vector<double> stretch;      // per rank: this iteration's compute-time factor
   std::unique_ptr<Gate> rs_gate, inter_gate;
 
   State(const SimulatedPlatform& platform, JobSpec s);
   void rank_main(int rank);
+  double draw_stretch(int rank, int iteration) const;
   void rail_main(int rail);
   // Collectives (job_collectives.cpp), called by rank `rank` with the bucket's bytes.
   void all_reduce(int rank, double bytes, int& intra_epoch);

@@ -100,7 +100,8 @@ Scenario load(const ConfigNode& root, const std::string& source) {
                    "input",
                    "calibration",
                    "framework_efficiency",
-                   "trace"});
+                   "trace",
+                   "variability"});
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
@@ -163,6 +164,15 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     s.framework_efficiency = v->as_double();
     if (!(s.framework_efficiency > 0.0))
       v->fail("expected a positive number, got " + v->as_string());
+  }
+  if (auto v = root.optional("variability")) {
+    v->check_keys({"compute_noise", "stragglers", "straggler_slowdown"});
+    s.compute_noise_cv = v->quantity_or("compute_noise", Quantity::kFraction, 0.0);
+    s.straggler_fraction = v->quantity_or("stragglers", Quantity::kFraction, 0.0);
+    if (auto sl = v->optional("straggler_slowdown")) {
+      s.straggler_slowdown = sl->as_double();
+      if (s.straggler_slowdown < 1.0) sl->fail("expected a factor of at least 1, e.g. 1.5");
+    }
   }
   if (auto t = root.optional("trace")) {
     t->check_keys({"nodes", "node_list"});

@@ -41,6 +41,9 @@ struct Scenario {
   double framework_efficiency = 1.0;     // scales compute times: time / efficiency
   int trace_nodes = 2;                   // nodes kept in ops.csv / trace.json (first and last)
   std::vector<int> trace_node_list;      // explicit job-local node indices (overrides)
+  double compute_noise_cv = 0.0;         // variability.compute_noise
+  double straggler_fraction = 0.0;       // variability.stragglers
+  double straggler_slowdown = 1.0;       // variability.straggler_slowdown
   std::string resolved_yaml;             // the scenario after overrides, for the output folder
 };
 

@@ -82,13 +82,23 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
         s.placement == Placement::kPacked
             ? i
             : static_cast<int>(static_cast<long>(i) * platform->node_count() / request.nodes));
-  // One step program serves every rank: a job over nodes of different GPU types (a
-  // heterogeneous machine's partitions) is not supported yet; say so rather than misprice.
+  // One step program serves every rank: nodes whose GPUs compute at different speeds (a
+  // heterogeneous machine's partitions) are not supported yet; say so rather than misprice.
+  // GPUs that differ only in memory size (Summit's 32 GB high-memory nodes) price the same.
+  const platforms::GpuSpec& first = platform->node_type(spec.nodes.front()).gpu;
+  const auto same_speed = [&](const platforms::GpuSpec& g) {
+    return g.fp64_flops == first.fp64_flops && g.fp32_flops == first.fp32_flops &&
+           g.fp16_flops == first.fp16_flops && g.tensor_fp16_flops == first.tensor_fp16_flops &&
+           g.tensor_bf16_flops == first.tensor_bf16_flops &&
+           g.tensor_tf32_flops == first.tensor_tf32_flops &&
+           g.tensor_fp8_flops == first.tensor_fp8_flops &&
+           g.memory_bandwidth == first.memory_bandwidth;
+  };
   for (int n : spec.nodes)
-    if (platform->gpu_type(n) != platform->gpu_type(spec.nodes.front()))
+    if (!same_speed(platform->node_type(n).gpu))
       throw std::invalid_argument(
           "nodes " + std::to_string(spec.nodes.front()) + " and " + std::to_string(n) +
-          " have different GPU types (" + platform->gpu_type(spec.nodes.front()) + ", " +
+          " have GPUs of different speed (" + platform->gpu_type(spec.nodes.front()) + ", " +
           platform->gpu_type(n) + "): heterogeneous data-parallel jobs are not supported yet");
   const int available = platform->gpus_per_node(spec.nodes.front());
   const int wanted = request.gpus_per_node > 0 ? request.gpus_per_node : s.gpus_per_node;
@@ -108,6 +118,10 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   spec.iterations = s.iterations;
   spec.prefetch = s.prefetch;
   spec.trace_nodes = trace_nodes_for(s, request.nodes);
+  spec.compute_noise_cv = s.compute_noise_cv;
+  spec.straggler_fraction = s.straggler_fraction;
+  spec.straggler_slowdown = s.straggler_slowdown;
+  spec.seed = s.seed;
   for (int g = 0; g < spec.gpus_per_node; ++g)
     spec.nic_groups.push_back(platform->nic_of_gpu(spec.nodes.front(), g));
   Job job(*platform, std::move(spec));

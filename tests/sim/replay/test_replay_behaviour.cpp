@@ -164,3 +164,41 @@ TEST_SUITE("unit") {
           doctest::Approx(a.bytes_per_iteration.at("host_device")));
   }
 }
+
+TEST_SUITE("unit") {
+  TEST_CASE(
+      "variability: seeded noise and stragglers slow the synchronous step deterministically") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 20;
+    TestPlatform platform(ps);
+    const StepProgram p = synthetic_program(10, 2e-3, 20, 3e-3, 4e6, 1e-3);
+    std::vector<std::unique_ptr<Job>> jobs;
+    const auto add = [&](const std::string& name, double cv, double stragglers,
+                         std::uint64_t seed) {
+      JobSpec s = job(name, range(4 * static_cast<int>(jobs.size()), 4), 1, p, 16e6,
+                      Algorithm::kRing, Fidelity::kWave);
+      s.compute_noise_cv = cv;
+      s.straggler_fraction = stragglers;
+      s.straggler_slowdown = 1.5;
+      s.seed = seed;
+      jobs.push_back(std::make_unique<Job>(platform, s));
+    };
+    add("quiet", 0.0, 0.0, 1);
+    add("noisy_seed1", 0.05, 0.0, 1);
+    add("noisy_seed1_again", 0.05, 0.0, 1);
+    add("noisy_seed2", 0.05, 0.0, 2);
+    add("all_stragglers", 0.0, 1.0, 1);
+    engine->run();
+    std::vector<double> t;
+    for (const auto& j : jobs) {
+      t.push_back(j->result().iteration_time_s);
+      MESSAGE(j->result().name << ": " << t.back() << " s");
+    }
+    CHECK(t[1] > t[0]);  // the slowest of four ranks sets the pace
+    CHECK(t[1] == t[2]);
+    CHECK(t[3] != t[1]);
+    // Every rank 1.5x slower: the compute part of the step is 1.5x longer.
+    CHECK(t[4] > 1.4 * t[0]);
+  }
+}

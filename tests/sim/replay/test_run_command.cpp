@@ -75,3 +75,22 @@ TEST_SUITE("unit") {
     std::filesystem::remove(err);
   }
 }
+
+TEST_SUITE("slow") {
+  TEST_CASE("run: the whole of Summit in one iteration") {
+    // All 4,608 nodes, including the 54 high-memory nodes (V100 32 GB, same speed).
+    const auto out =
+        std::filesystem::temp_directory_path() / ("scalecast-full-" + std::to_string(::getpid()));
+    const std::string cmd = kTool +
+                            " --quiet run scenarios/summit-resnet50.yaml --set nodes=4608 "
+                            "--set iterations=1 --set warmup=0 -j 2 --out " +
+                            out.string() + " > /dev/null";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
+    CHECK(summary["gpus"] == 27648);
+    MESSAGE("full Summit: " << summary["iteration_time_s"].get<double>() << " s per iteration, "
+                            << summary["throughput_samples_per_s"].get<double>() << " samples/s");
+    CHECK(summary["scaling_efficiency"]["vs_1_node"].get<double>() > 0.3);
+    std::filesystem::remove_all(out);
+  }
+}

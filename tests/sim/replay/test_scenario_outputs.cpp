@@ -51,7 +51,7 @@ TEST_SUITE("unit") {
     CHECK(s.nodes == std::vector<int>{1, 2, 4});
     CHECK(s.batch_per_gpu == 256);
     CHECK(s.allreduce.fusion_bytes == 64.0 * 1024 * 1024);
-    CHECK(s.allreduce.cycle_time_s == doctest::Approx(5e-3));
+    CHECK(s.allreduce.cycle_time_s == doctest::Approx(5e-3).scale(0.0));
     const Scenario o = load_scenario_text(
         kScenario, "t.yaml",
         parse_overrides({"nodes=4608", "allreduce.algorithm=ring", "input.sample_size=150528B"}));
@@ -59,6 +59,13 @@ TEST_SUITE("unit") {
     CHECK(o.allreduce.algorithm == Algorithm::kRing);
     CHECK(o.input_sample_bytes == 150528.0);
     CHECK(o.resolved_yaml.find("4608") != std::string::npos);
+    const Scenario v = load_scenario_text(
+        kScenario, "t.yaml",
+        parse_overrides({"variability.compute_noise=3%", "variability.stragglers=0.01",
+                         "variability.straggler_slowdown=1.5"}));
+    CHECK(v.compute_noise_cv == doctest::Approx(0.03).scale(0.0));
+    CHECK(v.straggler_fraction == doctest::Approx(0.01).scale(0.0));
+    CHECK(v.straggler_slowdown == doctest::Approx(1.5));
   }
 
   TEST_CASE("scenario errors name the file line and key") {
