@@ -57,34 +57,8 @@ bool is_compute_op(std::string_view op) {
   return op == "conv" || op == "gemm" || op == "attention";
 }
 
-std::string_view op_name(models::OpClass c) {
-  using models::OpClass;
-  switch (c) {
-    case OpClass::kConv:
-      return "conv";
-    case OpClass::kGemm:
-      return "gemm";
-    case OpClass::kElementwise:
-      return "elementwise";
-    case OpClass::kReduction:
-      return "reduction";
-    case OpClass::kNormalization:
-      return "normalization";
-    case OpClass::kPooling:
-      return "pooling";
-    case OpClass::kSoftmax:
-      return "softmax";
-    case OpClass::kEmbedding:
-      return "embedding";
-    case OpClass::kAttention:
-      return "attention";
-    case OpClass::kOptimizer:
-      return "optimizer";
-    case OpClass::kMemcpy:
-      return "memcpy";
-  }
-  return "?";
-}
+// Database keys use the models layer's op-class names, so both spell a class the same way.
+std::string_view op_name(models::OpClass c) { return models::to_string(c); }
 
 std::string_view pass_name(models::Pass p) {
   using models::Pass;
