@@ -77,6 +77,10 @@ CalibratedCostModel::CalibratedCostModel(const Database& db, CostModelOptions op
   for (const auto& [k, ranked] : chosen) {
     const Measurement* m = ranked.second;
     median_s_[k] = m->median_s;
+    if (fittable(k.op) && m->median_s > 0) {
+      const auto [it, fresh] = kernel_overhead_s_.try_emplace(k.device, m->median_s);
+      if (!fresh) it->second = std::min(it->second, m->median_s);
+    }
     for (const auto& d : free_dims(k.op)) {
       if (!k.dims.count(d)) continue;
       MeasurementKey fam = k;
@@ -126,6 +130,15 @@ std::vector<std::string> CalibratedCostModel::devices() const {
   std::set<std::string> d;
   for (const auto& [k, t] : median_s_) d.insert(k.device);
   return {d.begin(), d.end()};
+}
+
+double CalibratedCostModel::kernel_overhead_s(const std::string& device) const {
+  const auto own = kernel_overhead_s_.find(device);
+  if (own != kernel_overhead_s_.end()) return own->second;
+  if (kernel_overhead_s_.empty()) return kFallbackKernelOverhead_s;
+  double floor = kernel_overhead_s_.begin()->second;
+  for (const auto& [d, t] : kernel_overhead_s_) floor = std::min(floor, t);
+  return floor;
 }
 
 std::optional<double> CalibratedCostModel::exact(const MeasurementKey& key) const {
@@ -253,6 +266,10 @@ OpCost CalibratedCostModel::key_time(const MeasurementKey& key_in, const platfor
     cost = {datasheet(key, gpu, bytes), CostTier::kDatasheet};
   }
   cost.time_s /= options_.framework_efficiency;
+  // The datasheet roofline prices work only; a kernel also costs its launch, ramp-up and drain,
+  // which no efficiency scales (README "Kernel overhead"). Measured tiers contain it already.
+  if (cost.tier == CostTier::kDatasheet && fittable(key.op))
+    cost.time_s += kernel_overhead_s(key.device);
   return cost;
 }
 

@@ -3,8 +3,8 @@
 // four tiers of calibration.md §7 — exact lookup, log-log interpolation within a shape family
 // (at most one step beyond the measured range), a roofline with efficiency fitted to that
 // device's measurements per (op class, pass, dtype), and the datasheet roofline with default
-// efficiencies. A per-scenario framework efficiency (a scalar, fitted elsewhere from anchors)
-// divides every time.
+// efficiencies plus a per-kernel overhead. A per-scenario framework efficiency (a scalar, fitted
+// elsewhere from anchors) divides every kernel's work time.
 
 #include <map>
 #include <optional>
@@ -50,6 +50,14 @@ class CalibratedCostModel : public CostModel {
   const std::map<MeasurementKey, AlphaBetaFit>& alpha_beta_fits() const { return alpha_beta_; }
   std::vector<std::string> devices() const;
 
+  // The fixed cost of one kernel on a device (launch, ramp-up and drain; README "Kernel
+  // overhead"): the device's fastest measured kernel, else the smallest such floor of any
+  // measured device, else kFallbackKernelOverhead_s. Added to datasheet-tier kernels only: the
+  // measured tiers already contain it.
+  double kernel_overhead_s(const std::string& device) const;
+  // DeepBench V100's fastest call (a 512x512x16 fp16 GEMM, 8 µs; data/deepbench-v100.yaml).
+  static constexpr double kFallbackKernelOverhead_s = 8e-6;
+
   // The rate-fit base variables of a key: (ln FLOPs, ln intensity) for compute classes,
   // (ln bytes) for memory-bound ones.
   static std::vector<double> fit_variables(const MeasurementKey& key, double bytes);
@@ -69,6 +77,7 @@ class CalibratedCostModel : public CostModel {
   std::map<FitGroup, RateFit> fits_;
   // copies, collectives, file reads: t(S) = α + S/β per key without its size (e.g. per ranks)
   std::map<MeasurementKey, AlphaBetaFit> alpha_beta_;
+  std::map<std::string, double> kernel_overhead_s_;  // per measured device
 };
 
 }  // namespace scalecast::calibration

@@ -3,12 +3,17 @@
 namespace scalecast::calibration {
 
 double default_compute_efficiency(std::string_view op, std::string_view pass, bool tensor_core) {
-  // calibration.md §8 (DeepBench V100 medians, [computed] there).
-  if (op == "gemm" || op == "attention") return tensor_core ? 0.80 : 0.84;
+  // Medians of FLOPs / ((t - overhead) x peak) over data/deepbench-v100.yaml, overhead = 8 µs
+  // (CalibratedCostModel::kernel_overhead_s): GEMMs with every dimension >= 1024; ResNet-shaped
+  // convs (square 7-224 inputs, N = 8 or 16). With no overhead these medians reproduce
+  // calibration.md §8 (GEMM 0.85/0.81, conv fwd 0.61/0.31, bwd-data 0.53/0.21, bwd-filter
+  // 0.43/0.23); the test "datasheet efficiencies are DeepBench medians net of the kernel
+  // overhead" recomputes them.
+  if (op == "gemm" || op == "attention") return tensor_core ? 0.81 : 0.85;
   if (op == "conv") {
-    if (pass == "bwd_data") return tensor_core ? 0.20 : 0.48;
-    if (pass == "bwd_filter") return tensor_core ? 0.23 : 0.43;
-    return tensor_core ? 0.31 : 0.62;
+    if (pass == "bwd_data") return tensor_core ? 0.245 : 0.575;
+    if (pass == "bwd_filter") return tensor_core ? 0.299 : 0.442;
+    return tensor_core ? 0.411 : 0.671;
   }
   return 0.62;  // Paleo PPP_comp (calibration.md §6)
 }

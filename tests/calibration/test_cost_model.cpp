@@ -1,10 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "calibration/calibrated_cost_model.hpp"
+#include "calibration/default_efficiency.hpp"
 #include "deepbench_fixture.hpp"
 #include "models/training_step.hpp"
 #include "models/zoo.hpp"
@@ -86,12 +89,15 @@ TEST_SUITE("unit") {
     CHECK(c.tier == CostTier::kFitted);
     CHECK(frac >= 0.80);
     CHECK(frac <= 0.95);
-    // The datasheet tier alone uses the §8 median (84%).
+    // The datasheet tier alone: the DeepBench median net of the kernel overhead (85%), plus the
+    // V100's 8 µs overhead.
     CostModelOptions datasheet_only;
     datasheet_only.best_tier = CostTier::kDatasheet;
-    const OpCost d = CalibratedCostModel(db, datasheet_only).op_time(op, gpu);
+    const CalibratedCostModel sheet_model(db, datasheet_only);
+    const OpCost d = sheet_model.op_time(op, gpu);
     CHECK(d.tier == CostTier::kDatasheet);
-    CHECK(op.flops / d.time_s / gpu.fp32_flops == doctest::Approx(0.84));
+    CHECK(sheet_model.kernel_overhead_s("v100-sxm2") == doctest::Approx(8e-6).scale(0.0));
+    CHECK(op.flops / (d.time_s - 8e-6) / gpu.fp32_flops == doctest::Approx(0.85));
     // Mixed precision on tensor cores lands near DeepBench's 80% median of 125 TF.
     const Op half = gemm_op(8192, 8192, 8192, DType::kFp16, true);
     const OpCost h = model.op_time(half, gpu);
@@ -120,7 +126,9 @@ TEST_SUITE("unit") {
     CHECK(fitted.tier == CostTier::kFitted);
     CHECK(near(fitted.time_s, truth, 0.15));
     CHECK(sheet.tier == CostTier::kDatasheet);
-    CHECK(near(sheet.time_s, flops / (15.7e12 * 0.84), 1e-12));
+    // The synthetic rows' fastest call is 128x128x192 (5.6 µs): that is the device's overhead.
+    const double overhead = 2.0 * 128 * 128 * 192 / 10e12 + 5e-6;
+    CHECK(near(sheet.time_s, flops / (15.7e12 * 0.85) + overhead, 1e-12));
     CHECK(to_string(CostTier::kExact) == "exact");
     CHECK(to_string(CostTier::kInterpolated) == "interpolated");
     CHECK(to_string(CostTier::kFitted) == "fitted");
@@ -155,7 +163,8 @@ TEST_SUITE("unit") {
     bn.bytes_written = bn.elements * 4.0;
     const OpCost b = model.op_time(bn, gpu);
     CHECK(b.tier == CostTier::kDatasheet);
-    CHECK(near(b.time_s, bn.elements * 12.0 / (900e9 * 0.62), 1e-12));
+    // Memory roofline plus the V100's kernel overhead (its fastest DeepBench call, 8 µs).
+    CHECK(near(b.time_s, bn.elements * 12.0 / (900e9 * 0.62) + 8e-6, 1e-12));
   }
 
   TEST_CASE("copy size sweeps fit a latency-bandwidth line") {
@@ -258,6 +267,90 @@ TEST_SUITE("unit") {
               << ", datasheet " << tiers[CostTier::kDatasheet]);
       CHECK(ips > 0.5 * measured_ips);
       CHECK(ips < 3.0 * measured_ips);
+    }
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE("kernel overhead is the fastest measured kernel of the device") {
+    Database db;
+    db.add_source(t::test_source("syn", "v100-sxm2"));
+    const auto put = [&](const std::string& device, const std::string& op, double t_s) {
+      Measurement r;
+      r.key = {device,
+               op,
+               op == "memcpy" ? "h2d" : "any",
+               DType::kFp32,
+               false,
+               "find",
+               op == "memcpy" ? std::map<std::string, std::int64_t>{{"bytes", 1024}}
+                              : std::map<std::string, std::int64_t>{
+                                    {"m", 64},
+                                    {"n", 64},
+                                    {"k", static_cast<std::int64_t>(t_s * 1e9)},
+                                    {"trans_a", 0},
+                                    {"trans_b", 0}}};
+      r.median_s = r.min_s = t_s;
+      r.source = "syn";
+      db.put(r);
+    };
+    put("v100-sxm2", "gemm", 12e-6);
+    put("v100-sxm2", "gemm", 30e-6);
+    put("p100-sxm2", "gemm", 15e-6);
+    put("v100-sxm2", "memcpy", 2e-6);  // copies are not kernels of the compute stream
+    const CalibratedCostModel model(db);
+    CHECK(model.kernel_overhead_s("v100-sxm2") == doctest::Approx(12e-6).scale(0.0));
+    CHECK(model.kernel_overhead_s("p100-sxm2") == doctest::Approx(15e-6).scale(0.0));
+    // A device never measured takes the smallest floor of the measured ones.
+    CHECK(model.kernel_overhead_s("h100-sxm5") == doctest::Approx(12e-6).scale(0.0));
+    CHECK(CalibratedCostModel(Database{}).kernel_overhead_s("h100-sxm5") ==
+          doctest::Approx(CalibratedCostModel::kFallbackKernelOverhead_s).scale(0.0));
+
+    // Added to datasheet kernels, untouched by the framework efficiency.
+    auto gpu = t::v100();
+    gpu.name = "a100-sxm4-40gb";
+    const Op op = gemm_op(4096, 4096, 4096);
+    CostModelOptions o;
+    o.framework_efficiency = 2.0;
+    const OpCost c = CalibratedCostModel(db, o).op_time(op, gpu);
+    REQUIRE(c.tier == CostTier::kDatasheet);
+    CHECK(near(c.time_s, op.flops / (gpu.fp32_flops * 0.85) / 2.0 + 12e-6, 1e-12));
+  }
+
+  TEST_CASE("datasheet efficiencies are DeepBench medians net of the kernel overhead") {
+    // default_efficiency.cpp: medians of FLOPs / ((t - 8 µs) x peak) over the committed V100
+    // DeepBench rows; GEMMs with every dimension >= 1024, ResNet-shaped convs (square 7..224
+    // inputs, N = 8 or 16).
+    const Database db = load_database(t::committed_db("v100-sxm2"));
+    const double overhead = CalibratedCostModel(db).kernel_overhead_s("v100-sxm2");
+    CHECK(overhead == doctest::Approx(8e-6).scale(0.0));
+    std::map<std::tuple<std::string, std::string, bool>, std::vector<double>> eff;
+    for (const Measurement* m : db.measurements()) {
+      const MeasurementKey& k = m->key;
+      if (k.op == "gemm") {
+        if (std::min({k.dim("m"), k.dim("n"), k.dim("k")}) < 1024) continue;
+      } else if (k.op == "conv") {
+        const std::int64_t hw = k.dim("h");
+        if ((k.dim("n") != 8 && k.dim("n") != 16) || k.dim("w") != hw ||
+            (hw != 7 && hw != 14 && hw != 28 && hw != 56 && hw != 112 && hw != 224))
+          continue;
+      } else {
+        continue;
+      }
+      const double peak = k.tensor_core ? 125e12 : 15.7e12;
+      eff[{k.op, k.pass, k.tensor_core}].push_back(key_flops(k) /
+                                                   ((m->median_s - overhead) * peak));
+    }
+    REQUIRE(eff.size() == 8);
+    for (auto& [g, v] : eff) {
+      std::sort(v.begin(), v.end());
+      const double median =
+          v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+      const auto& [op, pass, tc] = g;
+      const double constant = default_compute_efficiency(op, pass, tc);
+      INFO(op << " " << pass << (tc ? " tc" : "") << ": median " << median << " (" << v.size()
+              << " rows), constant " << constant);
+      CHECK(std::abs(median - constant) <= 0.006);
     }
   }
 }

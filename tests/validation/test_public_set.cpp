@@ -16,12 +16,11 @@ using namespace scalecast::validation;
 
 namespace {
 
-// Current target: a regression guard at today's error (12:31 UTC run: MAPE 10.74% over 36
-// points, max |e| 39.70% at H-2), so any change that makes predictions worse fails. The issue's
-// "now" target (MAPE <= 10%, no point beyond +-25%) is NOT met yet and its goal is 5%; lower these
-// as the model improves, never raise them to pass (validation/README.md, REPORT.md).
-constexpr double kTargetMapePct = 11.0;
-constexpr double kMaxAbsPct = 40.0;
+// The "now" target: overall MAPE <= 10%, no point beyond +-25% (14:35 UTC 2 Dec run,
+// with the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16). The goal
+// is 5%; lower these as the model improves, never raise them to pass (validation/README.md).
+constexpr double kTargetMapePct = 10.0;
+constexpr double kMaxAbsPct = 25.0;
 
 std::string exe() { return std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast"; }
 
