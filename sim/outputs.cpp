@@ -140,6 +140,7 @@ void write_summary(const std::string& dir, const Scenario& s,
   j["scenario"] = s.name;
   j["platform"] = s.platform;
   j["model"] = s.model;
+  if (const std::int64_t seq = effective_seq_len(s); seq > 0) j["seq_len"] = seq;
   j["precision"] = std::string(common::to_string(s.precision));
   j["seed"] = s.seed;
   if (points.size() == 1) {
@@ -155,7 +156,8 @@ void write_summary(const std::string& dir, const Scenario& s,
 
 std::string format_table(const Scenario& s, const std::vector<nlohmann::ordered_json>& points) {
   std::ostringstream o;
-  o << fmt::format("{} — {} on {}, {} per GPU batch {}\n", s.name, s.model, s.platform,
+  const std::string seq = s.seq_len > 0 ? fmt::format(" (seq_len {})", s.seq_len) : "";
+  o << fmt::format("{} — {}{} on {}, {} per GPU batch {}\n", s.name, s.model, seq, s.platform,
                    common::to_string(s.precision), s.batch_per_gpu);
   o << fmt::format("{:>6} {:>7} {:>11} {:>13} {:>7} {:>7} {:>10} {:>10} {:>9} {:>8} {:>6} {:>5}\n",
                    "nodes", "gpus", "iter_ms", "samples/s", "eff_gpu", "eff_node", "compute_ms",

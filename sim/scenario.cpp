@@ -1,5 +1,6 @@
 #include "sim/scenario.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
+#include "models/zoo.hpp"
 
 namespace scalecast::sim {
 
@@ -63,6 +65,24 @@ T enum_value(const ConfigNode& n, F parse, const char* allowed) {
   return *v;
 }
 
+// seq_len: tokens per sequence, only for a model whose input is token ids, and no longer than
+// the model allows (BERT's 512-row position table); the model is loaded to check both.
+std::int64_t load_seq_len(const ConfigNode& n, const std::string& model_name) {
+  const std::int64_t v = n.as_int();
+  if (v < 1) n.fail("expected a positive whole number of tokens, got " + n.as_string());
+  const models::Model model = models::load_model(model_name);
+  if (!model.input.tokens) {
+    n.fail("expected only for a model whose input is token sequences; " + model.name +
+           " takes images");
+  }
+  try {
+    models::infer_shapes(model, v);
+  } catch (const ConfigError& e) {
+    n.fail(fmt::format("{} cannot take sequence length {}: {}", model.name, v, e.message()));
+  }
+  return v;
+}
+
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   a.check_keys({"library", "algorithm", "inter_node", "fusion_buffer", "cycle_time", "chunks"});
   if (auto v = a.optional("library"))
@@ -81,32 +101,18 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
 
 Scenario load(const ConfigNode& root, const std::string& source) {
   if (!root.is_map()) root.fail("expected a map of scenario settings");
-  root.check_keys({"name",
-                   "platform",
-                   "model",
-                   "precision",
-                   "batch_per_gpu",
-                   "nodes",
-                   "gpus_per_node",
-                   "placement",
-                   "strategy",
-                   "allreduce",
-                   "fidelity",
-                   "flow_limit_gpus",
-                   "iterations",
-                   "warmup",
-                   "seed",
-                   "network",
-                   "input",
-                   "calibration",
-                   "framework_efficiency",
-                   "trace",
-                   "variability"});
+  root.check_keys(
+      {"name",          "platform",   "model",           "seq_len",     "precision",
+       "batch_per_gpu", "nodes",      "gpus_per_node",   "placement",   "strategy",
+       "allreduce",     "fidelity",   "flow_limit_gpus", "iterations",  "warmup",
+       "seed",          "network",    "input",           "calibration", "framework_efficiency",
+       "trace",         "variability"});
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
   s.platform = root.required("platform").as_string();
   s.model = root.required("model").as_string();
+  if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, s.model);
   if (auto v = root.optional("precision")) {
     const auto p = common::parse_precision(v->as_string());
     if (!p) v->fail("expected fp32, tf32, fp16 or bf16, got \"" + v->as_string() + "\"");
@@ -203,6 +209,12 @@ Scenario load_scenario(const std::string& path,
 Scenario load_scenario_text(const std::string& text, const std::string& name,
                             const std::vector<std::pair<std::string, std::string>>& overrides) {
   return load_with(ConfigNode::load_string(text, name), name, overrides);
+}
+
+std::int64_t effective_seq_len(const Scenario& s) {
+  const models::Model model = models::load_model(s.model);
+  if (!model.input.tokens) return 0;
+  return s.seq_len > 0 ? s.seq_len : model.input.seq_len;
 }
 
 std::vector<int> trace_nodes_for(const Scenario& s, int nodes) {

@@ -18,10 +18,11 @@ namespace scalecast::sim {
 enum class Placement { kPacked, kSpread };
 
 struct Scenario {
-  std::string name;         // from the file name unless given
-  std::string source_file;  // as given on the command line
-  std::string platform;     // platform name (platforms/<name>.yaml) or a path
-  std::string model;        // model zoo name or a model YAML path
+  std::string name;          // from the file name unless given
+  std::string source_file;   // as given on the command line
+  std::string platform;      // platform name (platforms/<name>.yaml) or a path
+  std::string model;         // model zoo name or a model YAML path
+  std::int64_t seq_len = 0;  // tokens per sequence for token models; 0: the model's default
   common::Precision precision = common::Precision::kFp32;
   int batch_per_gpu = 32;
   std::vector<int> nodes = {1};  // one simulation per entry
@@ -56,6 +57,10 @@ Scenario load_scenario(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& overrides = {});
 Scenario load_scenario_text(const std::string& text, const std::string& name,
                             const std::vector<std::pair<std::string, std::string>>& overrides = {});
+
+// Tokens per sequence the scenario trains with: its seq_len, else the model's default; 0 for a
+// model whose input is an image. Loads the model (throws as models::load_model does).
+std::int64_t effective_seq_len(const Scenario& s);
 
 // Job-local node indices to trace for an N-node point.
 std::vector<int> trace_nodes_for(const Scenario& s, int nodes);

@@ -50,13 +50,22 @@ StepProgram build_program(const models::TrainingStep& step, const calibration::C
   return p;
 }
 
+models::TrainingStep scenario_step(const Scenario& s, const models::Model& model) {
+  models::StepOptions options;
+  options.batch = s.batch_per_gpu;
+  options.precision = s.precision;
+  options.seq_len = s.seq_len;  // 0: the model's default
+  return models::build_training_step(model, options);
+}
+
 namespace {
 
 // Host-to-device bytes per sample: the scenario's value, else the model input as decoded 8-bit
-// images (C*H*W bytes, as DALI-style loaders copy them) or 32-bit token ids.
-double sample_bytes(const Scenario& s, const models::Model& m) {
+// images (C*H*W bytes, as DALI-style loaders copy them) or 32-bit token ids, one per token of
+// the sequence length the step was built for.
+double sample_bytes(const Scenario& s, const models::Model& m, const models::TrainingStep& step) {
   if (s.input_sample_bytes > 0.0) return s.input_sample_bytes;
-  if (m.input.tokens) return 4.0 * std::max<std::int64_t>(1, m.input.seq_len);
+  if (m.input.tokens) return 4.0 * static_cast<double>(std::max<std::int64_t>(1, step.seq_len()));
   return static_cast<double>(m.input.c * m.input.h * m.input.w);
 }
 
@@ -104,13 +113,10 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   const int wanted = request.gpus_per_node > 0 ? request.gpus_per_node : s.gpus_per_node;
   spec.gpus_per_node = wanted > 0 ? std::min(wanted, available) : available;
   const models::Model model = models::load_model(s.model);
-  models::StepOptions step_options;
-  step_options.batch = s.batch_per_gpu;
-  step_options.precision = s.precision;
-  const models::TrainingStep step = models::build_training_step(model, step_options);
+  const models::TrainingStep step = scenario_step(s, model);
   const platforms::GpuSpec& gpu = platform->node_type(spec.nodes.front()).gpu;
   spec.program = build_program(step, cost_model, gpu, s.batch_per_gpu,
-                               s.batch_per_gpu * sample_bytes(s, model));
+                               s.batch_per_gpu * sample_bytes(s, model, step));
   spec.allreduce = s.allreduce;
   spec.fidelity =
       resolve_fidelity(s.fidelity, request.nodes * spec.gpus_per_node, s.flow_limit_gpus);

@@ -21,6 +21,10 @@ struct PointRequest {
 JobResult run_point(const Scenario& scenario, const PointRequest& request,
                     const calibration::CostModel& cost_model);
 
+// The training step every rank of a scenario's point runs: `model` at the scenario's batch per
+// GPU, precision and sequence length (seq_len 0: the model's default).
+models::TrainingStep scenario_step(const Scenario& scenario, const models::Model& model);
+
 // A training step priced on `gpu`: every op's duration and tier from the cost model, memcpy ops
 // on the copy stream, the optimizer ops flagged, gradients in ready order.
 StepProgram build_program(const models::TrainingStep& step, const calibration::CostModel& cost,

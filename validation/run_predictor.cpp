@@ -67,11 +67,13 @@ std::string platform_ref(const Configuration& c) {
   return p.is_absolute() ? p.string() : (std::filesystem::path(c.base_dir) / p).string();
 }
 
-// What a scenario cannot say: a sequence length other than the model's default (scenarios have
-// no seq_len key), a model the zoo does not know, or gradient exchange the engine does not
-// simulate: MPI reducing in host memory (scenarios/README.md: allreduce.library is "recorded;
-// the algorithms below are what is simulated", so it would run as NCCL on the GPUs) and TCP
-// transport (the platform's network model is its RDMA-capable fabric).
+}  // namespace
+
+// What a scenario cannot say: a model the zoo does not know, a sequence length for a model that
+// does not read token sequences (or longer than the model allows), or gradient exchange the
+// engine does not simulate: MPI reducing in host memory (scenarios/README.md: allreduce.library
+// is "recorded; the algorithms below are what is simulated", so it would run as NCCL on the
+// GPUs) and TCP transport (the platform's network model is its RDMA-capable fabric).
 void check_expressible(const Configuration& c) {
   for (const std::string& comm : c.comm) {
     if (comm == "mpi_cpu") {
@@ -91,15 +93,18 @@ void check_expressible(const Configuration& c) {
   } catch (const std::invalid_argument& e) {
     throw Unsupported(e.what());
   }
-  if (c.seq_len && model.input.tokens && *c.seq_len != model.input.seq_len) {
-    throw Unsupported(fmt::format(
-        "sequence length {} is not expressible: scenarios have no seq_len key and {} defaults "
-        "to {}",
-        *c.seq_len, c.model, model.input.seq_len));
+  if (!c.seq_len) return;
+  if (!model.input.tokens) {
+    throw Unsupported(fmt::format("seq_len {} is given but {} takes images, not token sequences",
+                                  *c.seq_len, c.model));
+  }
+  try {
+    models::infer_shapes(model, *c.seq_len);
+  } catch (const common::ConfigError& e) {
+    throw Unsupported(
+        fmt::format("{} cannot take sequence length {}: {}", c.model, *c.seq_len, e.message()));
   }
 }
-
-}  // namespace
 
 std::vector<std::string> default_calibration_databases() {
   for (const std::string& dir : platforms::data_dirs()) {
@@ -123,6 +128,9 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   std::string y = "# Written by scalecast validate for one validation configuration.\n";
   y += fmt::format("platform: \"{}\"\n", platform_ref(c));
   y += fmt::format("model: \"{}\"\n", c.model);
+  // The validation file gives seq_len for language models only; check_expressible() rejects it
+  // for a model that does not read token sequences, as the scenario loader would.
+  if (c.seq_len) y += fmt::format("seq_len: {}\n", *c.seq_len);
   // amp_fp16 is the fp16 mixed-precision recipe; "unknown" arrives here as fp32 (FORMAT.md 5.6).
   y += fmt::format("precision: {}\n", c.precision == "amp_fp16" ? "fp16" : c.precision);
   y += fmt::format("batch_per_gpu: {}\n", c.batch_per_gpu);

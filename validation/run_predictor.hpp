@@ -20,6 +20,11 @@ namespace scalecast::validation {
 std::string scenario_yaml(const Configuration& config,
                           const std::vector<std::string>& calibration = {});
 
+// Throws Unsupported when a scenario cannot express `config`: an unknown model, a seq_len for a
+// model that does not read token sequences or beyond its position table, comm mpi_cpu or tcp.
+// RunPredictor::predict calls it before writing the scenario.
+void check_expressible(const Configuration& config);
+
 // The project's kernel calibration databases (calibration/data/*.yaml in the first data
 // directory that has the folder), sorted by name; kernel-level data, not from a validation file.
 std::vector<std::string> default_calibration_databases();

@@ -1,0 +1,114 @@
+// What the real predictor can express: sequence lengths reach the scenario (seq_len key) for
+// token models and are refused for image models; the public set's BERT seq_len 512 series are
+// simulated (not skipped) by a protocol run whose predictor applies the real checks.
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "validation/protocol.hpp"
+#include "validation/run_predictor.hpp"
+
+using namespace scalecast::validation;
+
+namespace {
+
+Configuration bert(int seq_len) {
+  Configuration c;
+  c.system = "dgx1-v100";
+  c.model = "bert_large";
+  c.seq_len = seq_len;
+  c.precision = "amp_fp16";
+  c.strategy = Strategy::kAllreduce;
+  c.comm = {"nccl"};
+  c.batch_per_gpu = 4;
+  c.gpus = 32;
+  c.nodes = 4;
+  return c;
+}
+
+// The real expressibility check and scenario text, then a closed-form throughput (so the
+// protocol runs without the engine): per-GPU time grows with the sequence length.
+class CheckingPredictor : public Predictor {
+ public:
+  Prediction predict(const Configuration& c) const override {
+    check_expressible(c);
+    const std::string yaml = scenario_yaml(c);
+    if (c.seq_len &&
+        yaml.find("seq_len: " + std::to_string(*c.seq_len) + "\n") == std::string::npos)
+      throw std::logic_error("scenario without seq_len:\n" + yaml);
+    Prediction p;
+    const double tokens = c.seq_len ? *c.seq_len : 1.0;
+    p.iteration_time_s =
+        c.batch_per_gpu * tokens / (1e5 * c.framework_efficiency) + 0.001 * c.nodes;
+    p.throughput_samples_per_s = c.gpus * c.batch_per_gpu / p.iteration_time_s;
+    return p;
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("scenario_yaml writes seq_len after the model for BERT configurations") {
+    const std::string y = scenario_yaml(bert(512));
+    INFO(y);
+    CHECK(y.find("model: \"bert_large\"\nseq_len: 512\n") != std::string::npos);
+    Configuration cnn = bert(512);
+    cnn.model = "resnet50";
+    cnn.seq_len.reset();
+    CHECK(scenario_yaml(cnn).find("seq_len") == std::string::npos);
+  }
+
+  TEST_CASE("check_expressible accepts BERT seq_len 512 and rejects seq_len for a CNN") {
+    CHECK_NOTHROW(check_expressible(bert(512)));
+    CHECK_NOTHROW(check_expressible(bert(128)));
+    Configuration cnn = bert(512);
+    cnn.model = "resnet50";
+    CHECK_THROWS_WITH_AS(check_expressible(cnn),
+                         "seq_len 512 is given but resnet50 takes images, not token sequences",
+                         Unsupported);
+    cnn.seq_len.reset();
+    CHECK_NOTHROW(check_expressible(cnn));
+    std::string too_long;
+    try {
+      check_expressible(bert(1024));
+    } catch (const Unsupported& e) {
+      too_long = e.what();
+    }
+    INFO(too_long);
+    CHECK(too_long.starts_with("bert_large cannot take sequence length 1024: "));
+    CHECK(too_long.find("exceeds the 512 position rows") != std::string::npos);
+    Configuration unknown = bert(512);
+    unknown.model = "bert_huge";
+    CHECK_THROWS_AS(check_expressible(unknown), Unsupported);
+  }
+
+  TEST_CASE("public BERT seq_len 512 points are simulated and their anchors fitted") {
+    const ValidationFile file = load_validation_file("validation/public.yaml");
+    ValidationFile bert_series;
+    bert_series.path = file.path;
+    for (const ValidationPoint& p : file.points) {
+      if (p.model == "bert_large") bert_series.points.push_back(p);
+    }
+    CheckingPredictor predictor;
+    const ValidationRun run = run_protocol(bert_series, predictor);
+    std::set<std::string> simulated, fitted;
+    for (const PointResult& r : run.points) {
+      INFO(r.point->id << ": " << r.skip_reason);
+      CHECK(r.simulated);
+      if (r.simulated && r.point->seq_len == 512) simulated.insert(r.point->id);
+    }
+    for (const AnchorFit& a : run.anchors) {
+      INFO(a.id << ": " << a.skip_reason);
+      CHECK(a.fitted);
+      if (a.fitted) fitted.insert(a.id);
+    }
+    CHECK(simulated ==
+          std::set<std::string>{"D1-13.n4", "D1-13.n16", "D2-11.n4", "D2-11.n16", "D2-11.n64"});
+    for (const char* anchor : {"D1-13.n1", "D2-11.n1", "D2-12.s512"}) {
+      INFO(anchor);
+      CHECK(fitted.count(anchor) == 1);
+    }
+  }
+}
