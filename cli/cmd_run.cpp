@@ -9,6 +9,7 @@
 #include "calibration/calibrated_cost_model.hpp"
 #include "calibration/database.hpp"
 #include "cli/commands.hpp"
+#include "cli/database_cache.hpp"
 #include "cli/point_runner.hpp"
 #include "common/atomic_file.hpp"
 #include "common/logging.hpp"
@@ -41,7 +42,7 @@ std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s) 
     std::string found = path;
     const auto beside = std::filesystem::path(s.source_file).parent_path() / path;
     if (!std::filesystem::exists(found) && std::filesystem::exists(beside)) found = beside.string();
-    db.merge(calibration::load_database(found));
+    db.merge(cached_database(found));  // parsed once per process (a server preloads)
   }
   calibration::CostModelOptions options;
   options.framework_efficiency = s.framework_efficiency;

@@ -34,5 +34,10 @@ void add_calibrate_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
 void add_compare_trace_command(CLI::App& app, Action& action);
 void add_describe_command(CLI::App& app, Action& action);
+void add_sim_server_command(CLI::App& app, Action& action);
+
+// The whole command line (parse, logging, action, errors to exit codes): main() is this, and a
+// simulation server's child runs it in place of a fresh `scalecast` process.
+int run_main(int argc, char** argv);
 
 }  // namespace scalecast::cli

@@ -213,9 +213,15 @@ Prediction RunPredictor::predict(const Configuration& config) const {
       std::filesystem::path(work_dir_) / fmt::format("sim{:05d}", index);
   const std::string scenario_path = (dir / "scenario.yaml").string();
   common::write_file_atomic(scenario_path, scenario);
+  // Point mode: one process simulating only this configuration (a plain `run` would also
+  // simulate its 1-GPU and 1-node baselines, each in its own process, which validate never
+  // reads). The point's summary has the same keys and values as summary.json's top level.
+  const std::string point_json = (dir / "point.json").string();
   std::string output;
   const int rc =
-      run_process({exe_, "-q", "run", scenario_path, "--out", (dir / "out").string()}, output);
+      run_child({exe_, "-q", "run", scenario_path, "--point", std::to_string(config.nodes),
+                 "--point-gpus", "0", "--point-json", point_json},
+                (dir / "output.txt").string(), output);
   if (rc == 1 || rc == 3) {
     // The temporary folder would make reports differ from run to run: name the file only.
     std::string reason = first_error_line(output);
@@ -228,11 +234,47 @@ Prediction RunPredictor::predict(const Configuration& config) const {
     throw std::runtime_error(fmt::format("scalecast run {} failed (exit {}): {}", scenario_path, rc,
                                          first_error_line(output)));
   }
-  const std::string summary = (dir / "out" / "summary.json").string();
-  const Prediction p = parse_summary_json(read_text(summary), summary);
+  const Prediction p = parse_summary_json(read_text(point_json), point_json);
   std::lock_guard lock(mutex_);
   cache_.emplace(scenario, p);
   return p;
+}
+
+int RunPredictor::run_child(const std::vector<std::string>& argv, const std::string& output_path,
+                            std::string& output) const {
+  if (use_servers_) {
+    std::unique_ptr<SimServer> server;
+    int number = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (!idle_servers_.empty()) {
+        server = std::move(idle_servers_.back());
+        idle_servers_.pop_back();
+      } else {
+        number = servers_started_++;
+      }
+    }
+    try {
+      if (!server) {
+        std::filesystem::create_directories(work_dir_);
+        const auto log = std::filesystem::path(work_dir_) / fmt::format("server{}.log", number);
+        server = std::make_unique<SimServer>(exe_, calibration_, log.string());
+      }
+      const int rc = server->run(argv, output_path);
+      std::ifstream in(output_path);
+      std::ostringstream text;
+      text << in.rdbuf();
+      output = text.str();
+      std::lock_guard lock(mutex_);
+      idle_servers_.push_back(std::move(server));
+      return rc;
+    } catch (const SimServerError&) {
+      // A server that cannot start or stopped answering: this and later simulations of this
+      // predictor start their own process, which gives the same results, only slower.
+      use_servers_ = false;
+    }
+  }
+  return run_process(argv, output);
 }
 
 RunScenarioSimulator::RunScenarioSimulator(std::string scalecast_exe, std::string work_dir,

@@ -85,4 +85,34 @@ TEST_SUITE("validation") {
       CHECK(ra.points[i].error_pct != rb.points[i].error_pct);
     }
   }
+
+  TEST_CASE("forked sim-server children predict the same bytes as fresh processes") {
+    const ValidationFile all = load_validation_file("validation/public.yaml");
+    const ValidationFile a = series(all, "H-1");
+    RunPredictor served(exe(), work_dir("served"));
+    RunPredictor fresh(exe(), work_dir("fresh"));
+    fresh.use_servers(false);
+    const ValidationRun rs = run_protocol(a, served);
+    const ValidationRun rf = run_protocol(a, fresh);
+    REQUIRE(rs.anchors.size() == rf.anchors.size());
+    for (std::size_t i = 0; i < rs.anchors.size(); ++i) {
+      INFO("anchor " << rs.anchors[i].id);
+      CHECK(rs.anchors[i].efficiency == rf.anchors[i].efficiency);
+      CHECK(rs.anchors[i].simulated == rf.anchors[i].simulated);
+    }
+    REQUIRE(rs.points.size() == rf.points.size());
+    for (std::size_t i = 0; i < rs.points.size(); ++i) {
+      INFO(rs.points[i].point->id << ": " << rs.points[i].skip_reason);
+      REQUIRE(rs.points[i].simulated);
+      const Prediction& x = rs.points[i].prediction;
+      const Prediction& y = rf.points[i].prediction;
+      MESSAGE(rs.points[i].point->id << " served " << x.throughput_samples_per_s << " fresh "
+                                     << y.throughput_samples_per_s << " samples/s");
+      CHECK(x.throughput_samples_per_s == y.throughput_samples_per_s);
+      CHECK(x.iteration_time_s == y.iteration_time_s);
+      CHECK(x.breakdown.compute_s == y.breakdown.compute_s);
+      CHECK(x.breakdown.exposed_comm_s == y.breakdown.exposed_comm_s);
+      CHECK(x.breakdown.idle_s == y.breakdown.idle_s);
+    }
+  }
 }

@@ -1,0 +1,69 @@
+// The scalecast command line as a function: what main() runs, and what a simulation server
+// child (cmd_sim_server.cpp) runs without re-executing the binary.
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "common/config_error.hpp"
+#include "common/logging.hpp"
+#include "common/version.hpp"
+#include "sim/simgrid_info.hpp"
+
+namespace scalecast::cli {
+namespace {
+
+std::string version_text() {
+  return fmt::format("scalecast {} (git {}, SimGrid {})", common::kVersion, common::kGitHash,
+                     sim::simgrid_version());
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv) {
+  CLI::App app{
+      "scalecast predicts deep-learning training throughput, iteration time, scaling efficiency\n"
+      "and where the time goes on GPU supercomputers, by replaying training steps on SimGrid.\n"
+      "Exit codes: 0 success, 1 bad input, 2 bad command line, 3 capability not built yet,\n"
+      "4 other failure.",
+      "scalecast"};
+  app.require_subcommand(1);
+  bool verbose = false;
+  bool quiet = false;
+  app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+  app.add_flag("-q,--quiet", quiet, "Log only warnings and errors")->excludes("--verbose");
+  app.set_version_flag("--version", version_text(), "Print the version and exit");
+  Action action;
+  add_run_command(app, action);
+  add_sweep_command(app, action);
+  add_calibrate_command(app, action);
+  add_validate_command(app, action);
+  add_compare_trace_command(app, action);
+  add_describe_command(app, action);
+  add_sim_server_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+    common::init_logging(verbose
+                             ? common::Verbosity::kVerbose
+                             : (quiet ? common::Verbosity::kQuiet : common::Verbosity::kNormal));
+    return action ? action() : kExitUsage;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  } catch (const common::ConfigError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitInputError;
+  } catch (const NotBuilt& e) {
+    std::fprintf(stderr, "scalecast: %s\n", e.what());
+    return kExitNotBuilt;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scalecast: error: %s\n", e.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace scalecast::cli
