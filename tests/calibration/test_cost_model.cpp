@@ -354,3 +354,32 @@ TEST_SUITE("unit") {
     }
   }
 }
+
+TEST_SUITE("unit") {
+  TEST_CASE("kernel overhead lowers the datasheet tier error on DeepBench V100") {
+    // Every conv and GEMM row priced by the datasheet tier alone, with and without the overhead
+    // term (README "Kernel overhead"): the term must make the median |error| smaller.
+    const Database db = load_database(t::committed_db("v100-sxm2"));
+    CostModelOptions o;
+    o.best_tier = CostTier::kDatasheet;
+    const CalibratedCostModel model(db, o);
+    const auto gpu = t::v100();
+    const double overhead = model.kernel_overhead_s("v100-sxm2");
+    std::vector<double> with, without;
+    for (const Measurement* m : db.measurements()) {
+      if (m->key.op != "conv" && m->key.op != "gemm") continue;
+      const double t = model.key_time(m->key, gpu).time_s;
+      with.push_back(std::abs(t / m->median_s - 1.0));
+      without.push_back(std::abs((t - overhead) / m->median_s - 1.0));
+    }
+    REQUIRE(with.size() > 500);
+    const auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    MESSAGE("datasheet tier on " << with.size() << " DeepBench V100 rows: median |error| "
+                                 << 100 * median(with) << "% with the " << overhead * 1e6
+                                 << " us overhead, " << 100 * median(without) << "% without");
+    CHECK(median(with) < median(without));
+  }
+}
