@@ -12,6 +12,7 @@
 
 #include "calibration/calibration_runner.hpp"
 #include "calibration/measurement_key.hpp"
+#include "kernels/cpu_backend.hpp"
 #include "kernels/cpu_conv.hpp"
 
 namespace scalecast::validation::testing {
@@ -128,61 +129,139 @@ std::function<void()> prepare(const KernelRequest& r) {
   throw std::invalid_argument("cpu loop: no CPU kernel for this op");
 }
 
+// One op execution: start and end on both clocks, in seconds since the loop's origin (wall) or
+// since the start of its run plus the CPU time of the earlier runs (CPU).
+struct OpRecord {
+  int step = 0;
+  std::size_t op = 0;
+  double wall_start_s = 0.0, wall_end_s = 0.0, cpu_start_s = 0.0, cpu_end_s = 0.0;
+};
+
+struct StepRecord {
+  CpuStepTiming timing;
+  double wall_start_s = 0.0, cpu_start_s = 0.0;
+};
+
 }  // namespace
 
-CpuLoopResult run_cpu_training_loop(const models::TrainingStep& step, const std::string& device,
-                                    int iterations) {
+struct CpuTrainingLoop::Impl {
+  std::string device;
   std::vector<PreparedOp> ops;
+  std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now();
+  double cpu_elapsed_s = 0.0;  // CPU time of the earlier runs' worker threads
+  int next_step = 0;
+  std::vector<OpRecord> op_records;
+  std::vector<StepRecord> step_records;
+  std::vector<CpuStepTiming> steps;
+
+  std::string trace(bool cpu_clock) const;
+};
+
+CpuTrainingLoop::CpuTrainingLoop(const models::TrainingStep& step, const std::string& device)
+    : impl_(std::make_unique<Impl>()) {
+  if (Eigen::nbThreads() != 1)
+    throw std::invalid_argument("cpu loop: Eigen runs " + std::to_string(Eigen::nbThreads()) +
+                                " threads; the loop and its calibration are single-threaded");
+  impl_->device = device;
   for (const models::Op& op : step.ops()) {
     const calibration::MeasurementKey key = calibration::key_for(op, device);
-    ops.push_back({op.name, std::string(models::to_string(op.op_class)),
-                   prepare(calibration::request_for(key))});
+    impl_->ops.push_back({op.name, std::string(models::to_string(op.op_class)),
+                          prepare(calibration::request_for(key))});
   }
+}
+
+CpuTrainingLoop::~CpuTrainingLoop() = default;
+
+void CpuTrainingLoop::run(int warmup, int profiled) {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point t0 = Clock::now();
-  auto us = [&](Clock::time_point t) {
-    return std::chrono::duration<double, std::micro>(t - t0).count();
+  Impl& d = *impl_;
+  const auto wall = [&](Clock::time_point t) {
+    return std::chrono::duration<double>(t - d.origin).count();
   };
-  nlohmann::json events = nlohmann::json::array();
-  CpuLoopResult result;
-  for (const PreparedOp& op : ops) result.op_names.push_back(op.name);
-  // The step runs on its own thread, as a framework's compute stream would; the host thread
-  // only waits for it.
+  // Records go into storage reserved up front, so recording costs two clock reads per op and
+  // no allocation inside a step; the JSON is built afterwards.
+  d.op_records.reserve(d.op_records.size() + static_cast<std::size_t>(profiled) * d.ops.size());
+  // The step runs on its own thread, as a framework's compute stream would; this thread only
+  // waits for it.
   std::thread worker([&] {
-    for (int it = 0; it < iterations; ++it) {
-      const Clock::time_point s0 = Clock::now();
-      for (const PreparedOp& op : ops) {
-        const Clock::time_point a = Clock::now();
-        op.run();
-        const Clock::time_point b = Clock::now();
-        events.push_back({{"ph", "X"},
-                          {"cat", "kernel"},
-                          {"name", op.name},
-                          {"pid", 0},
-                          {"tid", 7},
-                          {"ts", us(a)},
-                          {"dur", us(b) - us(a)},
-                          {"args", {{"stream", 7}}}});
+    const double cpu0 = kernels::thread_cpu_time_s();
+    const auto cpu = [&] { return d.cpu_elapsed_s + kernels::thread_cpu_time_s() - cpu0; };
+    for (int i = 0; i < warmup; ++i, ++d.next_step)
+      for (const PreparedOp& op : d.ops) op.run();
+    for (int i = 0; i < profiled; ++i, ++d.next_step) {
+      StepRecord step;
+      step.timing.step = d.next_step;
+      step.wall_start_s = wall(Clock::now());
+      step.cpu_start_s = cpu();
+      for (std::size_t k = 0; k < d.ops.size(); ++k) {
+        OpRecord r;
+        r.step = d.next_step;
+        r.op = k;
+        r.wall_start_s = wall(Clock::now());
+        r.cpu_start_s = cpu();
+        d.ops[k].run();
+        r.cpu_end_s = cpu();
+        r.wall_end_s = wall(Clock::now());
+        d.op_records.push_back(r);
       }
-      const Clock::time_point s1 = Clock::now();
-      events.push_back({{"ph", "X"},
-                        {"cat", "user_annotation"},
-                        {"name", "ProfilerStep#" + std::to_string(it)},
-                        {"pid", 1},
-                        {"tid", 1},
-                        {"ts", us(s0)},
-                        {"dur", us(s1) - us(s0)}});
-      result.iteration_s.push_back(std::chrono::duration<double>(s1 - s0).count());
+      const double cpu_end_s = cpu();
+      step.timing.wall_s = wall(Clock::now()) - step.wall_start_s;
+      step.timing.cpu_s = cpu_end_s - step.cpu_start_s;
+      d.step_records.push_back(step);
+      d.steps.push_back(step.timing);
     }
+    d.cpu_elapsed_s = cpu();
   });
   worker.join();
-  nlohmann::json trace = {{"schemaVersion", 1},
-                          {"deviceProperties", {{{"id", 0}, {"name", device}}}},
-                          {"traceName", "scalecast cpu training loop"},
-                          {"displayTimeUnit", "ms"},
-                          {"traceEvents", events}};
-  result.trace_json = trace.dump(1);
-  return result;
+}
+
+std::string CpuTrainingLoop::Impl::trace(bool cpu_clock) const {
+  const auto us = [](double s) { return s * 1e6; };
+  nlohmann::json events = nlohmann::json::array();
+  std::size_t next_op = 0;
+  for (const StepRecord& s : step_records) {
+    for (; next_op < op_records.size() && op_records[next_op].step == s.timing.step; ++next_op) {
+      const OpRecord& r = op_records[next_op];
+      const double start = cpu_clock ? r.cpu_start_s : r.wall_start_s;
+      const double end = cpu_clock ? r.cpu_end_s : r.wall_end_s;
+      events.push_back({{"ph", "X"},
+                        {"cat", "kernel"},
+                        {"name", ops[r.op].name},
+                        {"pid", 0},
+                        {"tid", 7},
+                        {"ts", us(start)},
+                        {"dur", us(end) - us(start)},
+                        {"args", {{"stream", 7}}}});
+    }
+    const double start = cpu_clock ? s.cpu_start_s : s.wall_start_s;
+    const double dur = cpu_clock ? s.timing.cpu_s : s.timing.wall_s;
+    events.push_back({{"ph", "X"},
+                      {"cat", "user_annotation"},
+                      {"name", "ProfilerStep#" + std::to_string(s.timing.step)},
+                      {"pid", 1},
+                      {"tid", 1},
+                      {"ts", us(start)},
+                      {"dur", us(dur)}});
+  }
+  nlohmann::json trace = {
+      {"schemaVersion", 1},
+      {"deviceProperties", {{{"id", 0}, {"name", device}}}},
+      {"traceName", std::string("scalecast cpu training loop, ") +
+                        (cpu_clock ? "worker thread CPU clock (CLOCK_THREAD_CPUTIME_ID)"
+                                   : "wall clock (steady_clock)")},
+      {"displayTimeUnit", "ms"},
+      {"traceEvents", events}};
+  return trace.dump(1);
+}
+
+std::string CpuTrainingLoop::wall_trace_json() const { return impl_->trace(false); }
+std::string CpuTrainingLoop::cpu_trace_json() const { return impl_->trace(true); }
+const std::vector<CpuStepTiming>& CpuTrainingLoop::steps() const { return impl_->steps; }
+
+std::vector<std::string> CpuTrainingLoop::op_names() const {
+  std::vector<std::string> names;
+  for (const PreparedOp& op : impl_->ops) names.push_back(op.name);
+  return names;
 }
 
 }  // namespace scalecast::validation::testing

@@ -1,12 +1,22 @@
 // End to end on real measurements: a small CNN's training step runs on this CPU (our own
-// training loop, tests/validation/cpu_step_runner.*), writing a Kineto-format trace; the same
+// training loop, tests/validation/cpu_step_runner.*), writing Kineto-format traces; the same
 // kernels are calibrated on the same CPU into a database; `scalecast run` simulates the matching
 // scenario with that database; compare-trace's machinery compares measured with simulated.
+//
+// Both sides are timed on the clock of the thread doing the work (CLOCK_THREAD_CPUTIME_ID):
+// the kernels' `cpu_thread_clock` calibration and the loop's CPU-clock trace. On a shared
+// machine the wall clock is not a measurement of this CPU: at load 8 on 2 cores the loop's
+// thread got 16% of a core, so a 60 ms step took 360 ms of wall time, while the calibration's
+// 1 ms samples, medians of many, mostly escaped (-20% under load before this choice). The wall
+// clock trace is still written and compared, and reported next to the gated figure.
 
 #include <doctest/doctest.h>
 
+#include <Eigen/Core>
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "calibration/calibration_runner.hpp"
 #include "calibration/database.hpp"
@@ -28,21 +38,46 @@ constexpr int kBatch = 32;
 constexpr const char* kModel = "models/examples/small_cnn.yaml";
 constexpr const char* kDevice =
     "cpu-host";  // the catalog key of tests/validation/data/cpu-host.yaml
+// Profiled loop steps, half before and half after the calibration so that both sides see the
+// machine in the same state on average; each half starts with warm-up steps that refill the
+// caches the other work evicted. The comparison drops the first profiled step (warm-up) and
+// takes the median of the rest.
+constexpr int kWarmupSteps = 2;
+constexpr int kProfiledSteps = 10;
+
+struct Compared {
+  validation::TraceMetrics measured;
+  validation::TraceComparison comparison;
+  double error_pct = 0.0;
+};
+
+Compared compare(const std::string& measured_path, validation::Trace simulated) {
+  validation::TraceReadOptions read;
+  validation::Trace measured = validation::read_trace(measured_path, read);
+  Compared c;
+  c.measured = validation::compute_metrics(measured, read.classifier);
+  const validation::TraceMetrics s = validation::compute_metrics(simulated, read.classifier);
+  c.comparison = validation::compare_metrics(c.measured, s);
+  MESSAGE(measured_path << "\n" << validation::format_comparison(c.comparison, c.measured, s));
+  const validation::CategoryRow& iteration = c.comparison.categories.at(0);
+  REQUIRE(iteration.name == "iteration");
+  c.error_pct = iteration.error_pct;
+  MESSAGE("measured iteration " << iteration.measured_s * 1e3 << " ms, simulated "
+                                << iteration.simulated_s * 1e3 << " ms, error "
+                                << iteration.error_pct << "%");
+  return c;
+}
 
 }  // namespace
 
 TEST_SUITE("slow") {
-  // On a quiet machine the simulated step is within 2% of the measured one (12:39 UTC: 61.5 ms
-  // measured, 62.3 ms simulated, +1.4%). The loop and the calibration are wall-clock timings on a
-  // shared 2-core machine: with other processes running they drifted 15-18% apart (one measured
-  // under load, the other not). may_fail reports such a run instead of failing the suite; the
-  // check itself stays at the 10%.
-  TEST_CASE("CPU training loop trace versus its simulation within 10 percent" *
-            doctest::may_fail()) {
+  TEST_CASE("CPU training loop trace versus its simulation within 10 percent") {
     const std::filesystem::path dir =
         std::filesystem::path(SCALECAST_BINARY_DIR) / "tests" / "validation" / "cpu_e2e";
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
+    // One thread on both sides (a no-op unless Eigen was built with OpenMP).
+    Eigen::setNbThreads(1);
 
     models::StepOptions step_options;
     step_options.batch = kBatch;
@@ -50,8 +85,13 @@ TEST_SUITE("slow") {
     const models::TrainingStep step =
         models::build_training_step(models::load_model(kModel), step_options);
 
-    // 1. Calibrate every distinct op of the step on this CPU.
+    // 1. The real loop on this CPU, first half of its profiled steps.
+    validation::testing::CpuTrainingLoop loop(step, kDevice);
+    loop.run(kWarmupSteps, kProfiledSteps / 2);
+
+    // 2. Calibrate every distinct op of the step on this CPU, on the thread CPU clock.
     kernels::TimingOptions timing;
+    timing.cpu_thread_clock = true;
     const auto backend = kernels::make_cpu_backend(timing);
     calibration::Database db;
     calibration::RunnerOptions runner;
@@ -63,13 +103,22 @@ TEST_SUITE("slow") {
     const std::string db_path = (dir / "cpu-host.calibration.yaml").string();
     calibration::save_database(db, db_path);
 
-    // 2. The real loop on this CPU, measured into a Kineto-format trace.
-    const validation::testing::CpuLoopResult loop =
-        validation::testing::run_cpu_training_loop(step, kDevice, 8);
-    const std::string measured_path = (dir / "measured.pt.trace.json").string();
-    common::write_file_atomic(measured_path, loop.trace_json);
+    // 3. The loop's second half; both traces written.
+    loop.run(kWarmupSteps, kProfiledSteps - kProfiledSteps / 2);
+    std::vector<double> descheduled;
+    for (const auto& s : loop.steps()) {
+      MESSAGE("step " << s.step << ": wall " << s.wall_s * 1e3 << " ms, thread CPU "
+                      << s.cpu_s * 1e3 << " ms, descheduled " << s.descheduled_fraction() * 100
+                      << "%");
+      descheduled.push_back(s.descheduled_fraction());
+    }
+    std::sort(descheduled.begin(), descheduled.end());
+    const std::string cpu_path = (dir / "measured.cpu-clock.pt.trace.json").string();
+    const std::string wall_path = (dir / "measured.wall-clock.pt.trace.json").string();
+    common::write_file_atomic(cpu_path, loop.cpu_trace_json());
+    common::write_file_atomic(wall_path, loop.wall_trace_json());
 
-    // 3. The matching scenario, simulated by `scalecast run` with the database.
+    // 4. The matching scenario, simulated by `scalecast run` with the database.
     const std::string scenario_path = (dir / "scenario.yaml").string();
     common::write_file_atomic(
         scenario_path,
@@ -79,23 +128,21 @@ TEST_SUITE("slow") {
             "precision: fp32\nbatch_per_gpu: " + std::to_string(kBatch) +
             "\nnodes: 1\ngpus_per_node: 1\niterations: 4\nwarmup: 1\ncalibration: [" + db_path +
             "]\n");
-
-    // 4. Compare, as `scalecast compare-trace` does.
     validation::TraceReadOptions read;
-    validation::Trace measured = validation::read_trace(measured_path, read);
-    const validation::TraceMetrics m = validation::compute_metrics(measured, read.classifier);
     validation::RunScenarioSimulator simulator(std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast",
                                                (dir / "sim").string(), read);
-    validation::Trace simulated = simulator.simulate(scenario_path);
-    const validation::TraceMetrics s = validation::compute_metrics(simulated, read.classifier);
-    const validation::TraceComparison c = validation::compare_metrics(m, s);
-    MESSAGE(validation::format_comparison(c, m, s));
-    const validation::CategoryRow& iteration = c.categories.at(0);
-    REQUIRE(iteration.name == "iteration");
-    MESSAGE("measured iteration " << iteration.measured_s * 1e3 << " ms, simulated "
-                                  << iteration.simulated_s * 1e3 << " ms, error "
-                                  << iteration.error_pct << "% (limit 10%)");
-    CHECK(m.iteration_count == 8);
-    CHECK(std::abs(iteration.error_pct) <= 10.0);
+    const validation::Trace simulated = simulator.simulate(scenario_path);
+
+    // 5. Compare, as `scalecast compare-trace` does: the CPU-clock trace is the gate; the
+    // wall-clock one matches it on a quiet machine and is reported.
+    const Compared wall = compare(wall_path, simulated);
+    const Compared cpu = compare(cpu_path, simulated);
+    MESSAGE("wall clock: error " << wall.error_pct << "% with the loop's thread descheduled "
+                                 << descheduled[descheduled.size() / 2] * 100
+                                 << "% of the median step; thread CPU clock: error "
+                                 << cpu.error_pct << "% (limit 10%)");
+    CHECK(cpu.measured.iteration_count == kProfiledSteps);
+    CHECK(wall.measured.iteration_count == kProfiledSteps);
+    CHECK(std::abs(cpu.error_pct) <= 10.0);
   }
 }
