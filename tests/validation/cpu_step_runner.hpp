@@ -7,7 +7,8 @@
 // CPU clock (CLOCK_THREAD_CPUTIME_ID, the clock of kernels' `cpu_thread_clock` calibration), and
 // written as Kineto-style traces (ProfilerStep#N user annotations, `kernel` events on one
 // stream): one on the wall clock, as a profiler records it, one on the CPU clock, which leaves
-// out the time the OS gave the core to other processes (see tests/validation/README.md).
+// out the time the OS gave the core to other processes (see validation/README.md,
+// "CPU end-to-end measurement").
 
 #include <memory>
 #include <string>

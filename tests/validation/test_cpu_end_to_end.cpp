@@ -38,12 +38,42 @@ constexpr int kBatch = 32;
 constexpr const char* kModel = "models/examples/small_cnn.yaml";
 constexpr const char* kDevice =
     "cpu-host";  // the catalog key of tests/validation/data/cpu-host.yaml
-// Profiled loop steps, half before and half after the calibration so that both sides see the
-// machine in the same state on average; each half starts with warm-up steps that refill the
-// caches the other work evicted. The comparison drops the first profiled step (warm-up) and
-// takes the median of the rest.
+// Profiled loop steps: one after the warm-up steps before the calibration (the comparison drops
+// the first profiled step as warm-up and takes the median of the rest), one after it, and the
+// rest between calibration jobs, spread evenly, so that the loop and the kernels it is priced
+// with are measured at the same times: on a shared machine this CPU's speed drifts with what
+// the other core runs (memory bandwidth, shared cache), by up to 25% between runs.
 constexpr int kWarmupSteps = 2;
-constexpr int kProfiledSteps = 10;
+constexpr int kProfiledSteps = 12;
+constexpr double kCalibrationSample_s = 10e-3;
+// Each key is measured in three rounds spread over the run (median of the rounds' medians), so
+// the simulated step, a sum over keys, samples the machine's speed over the whole run as the
+// loop's median step does, not at the one moment each key happened to be measured.
+constexpr int kCalibrationRounds = 3;
+
+// The CPU backend, with one profiled loop step before some of its measurements.
+class InterleavedBackend : public kernels::KernelBackend {
+ public:
+  InterleavedBackend(kernels::KernelBackend& inner, validation::testing::CpuTrainingLoop& loop,
+                     int jobs, int steps)
+      : inner_(inner), loop_(loop), jobs_(jobs), steps_(steps) {}
+  kernels::DeviceInfo device_info() const override { return inner_.device_info(); }
+  std::string unsupported_reason(const kernels::KernelRequest& r) const override {
+    return inner_.unsupported_reason(r);
+  }
+  std::vector<kernels::KernelResult> measure(const kernels::KernelRequest& r) override {
+    ++job_;
+    const int due = (job_ * steps_ + jobs_ / 2) / jobs_;  // round(job * steps / jobs)
+    if (due > done_) loop_.run(0, due - done_);
+    done_ = std::max(done_, due);
+    return inner_.measure(r);
+  }
+
+ private:
+  kernels::KernelBackend& inner_;
+  validation::testing::CpuTrainingLoop& loop_;
+  int jobs_, steps_, job_ = 0, done_ = 0;
+};
 
 struct Compared {
   validation::TraceMetrics measured;
@@ -85,26 +115,36 @@ TEST_SUITE("slow") {
     const models::TrainingStep step =
         models::build_training_step(models::load_model(kModel), step_options);
 
-    // 1. The real loop on this CPU, first half of its profiled steps.
+    // 1. The real loop on this CPU: warm-up and the first profiled step.
     validation::testing::CpuTrainingLoop loop(step, kDevice);
-    loop.run(kWarmupSteps, kProfiledSteps / 2);
+    loop.run(kWarmupSteps, 1);
 
-    // 2. Calibrate every distinct op of the step on this CPU, on the thread CPU clock.
+    // 2. Calibrate every distinct op of the step on this CPU, on the thread CPU clock, with
+    // loop steps between the jobs.
     kernels::TimingOptions timing;
     timing.cpu_thread_clock = true;
-    const auto backend = kernels::make_cpu_backend(timing);
+    // Samples of several scheduler slices, like a loop step: on a shared core every slice
+    // starts with caches refilled after another process ran, and a median over 1 ms samples
+    // (each inside one slice) left that cost out (the loop read 5-11% slower at load 10).
+    timing.min_sample_s = kCalibrationSample_s;
+    timing.min_samples = 3;    // per round: 9 or more per key over the three rounds
+    timing.max_total_s = 0.1;  // per round
+    const auto cpu_backend = kernels::make_cpu_backend(timing);
+    const auto jobs = calibration::jobs_for_ops(step.ops(), kDevice);
+    InterleavedBackend backend(
+        *cpu_backend, loop, static_cast<int>(jobs.size()) * kCalibrationRounds, kProfiledSteps - 2);
     calibration::Database db;
     calibration::RunnerOptions runner;
+    runner.rounds = kCalibrationRounds;
     runner.show_progress = false;
     runner.command = "test_validation: CPU end-to-end";
-    const auto report = calibration::run_calibration(
-        *backend, calibration::jobs_for_ops(step.ops(), kDevice), runner, db);
+    const auto report = calibration::run_calibration(backend, jobs, runner, db);
     CHECK(report.unsupported == 0);
     const std::string db_path = (dir / "cpu-host.calibration.yaml").string();
     calibration::save_database(db, db_path);
 
-    // 3. The loop's second half; both traces written.
-    loop.run(kWarmupSteps, kProfiledSteps - kProfiledSteps / 2);
+    // 3. The loop's last profiled step; both traces written.
+    loop.run(0, 1);
     std::vector<double> descheduled;
     for (const auto& s : loop.steps()) {
       MESSAGE("step " << s.step << ": wall " << s.wall_s * 1e3 << " ms, thread CPU "
