@@ -50,6 +50,9 @@ constexpr double kCalibrationSample_s = 10e-3;
 // the simulated step, a sum over keys, samples the machine's speed over the whole run as the
 // loop's median step does, not at the one moment each key happened to be measured.
 constexpr int kCalibrationRounds = 3;
+// Share of its median step the loop's thread may spend descheduled before the 10% check only
+// warns (see the check).
+constexpr double kOverloaded = 0.70;
 
 // The CPU backend, with one profiled loop step before some of its measurements.
 class InterleavedBackend : public kernels::KernelBackend {
@@ -183,6 +186,18 @@ TEST_SUITE("slow") {
                                  << cpu.error_pct << "% (limit 10%)");
     CHECK(cpu.measured.iteration_count == kProfiledSteps);
     CHECK(wall.measured.iteration_count == kProfiledSteps);
-    CHECK(std::abs(cpu.error_pct) <= 10.0);
+    // When the loop's thread got under 30% of a core (descheduled over 70% of its median
+    // step), the residual cost of sharing (cache refills after every other process's slice)
+    // reached -15% in one of six runs: the comparison is then reported as a warning, not
+    // failed. At 40-50% descheduled every run was within -5.1%.
+    const double median_descheduled = descheduled[descheduled.size() / 2];
+    if (median_descheduled > kOverloaded) {
+      MESSAGE("machine overloaded (the loop's thread descheduled "
+              << median_descheduled * 100 << "% > " << kOverloaded * 100
+              << "%): the 10% check is a warning this run");
+      WARN(std::abs(cpu.error_pct) <= 10.0);
+    } else {
+      CHECK(std::abs(cpu.error_pct) <= 10.0);
+    }
   }
 }
