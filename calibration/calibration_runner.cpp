@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <map>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "common/progress.hpp"
 
@@ -47,6 +50,36 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One result per selection mode from several rounds of the same request: the median of the
+// rounds' medians, the least minimum, all samples counted.
+std::vector<kernels::KernelResult> combine_rounds(
+    const std::vector<std::vector<kernels::KernelResult>>& rounds) {
+  std::vector<kernels::KernelResult> out = rounds.back();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::vector<double> medians;
+    double sum_mean = 0.0;
+    int n = 0;
+    for (const auto& round : rounds) {
+      if (i >= round.size() || round[i].selection != out[i].selection) continue;
+      const kernels::TimingStats& t = round[i].timing;
+      medians.push_back(t.median_s);
+      out[i].timing.min_s = std::min(out[i].timing.min_s, t.min_s);
+      sum_mean += t.mean_s;
+      if (&round != &rounds.back()) out[i].timing.samples += t.samples;
+      ++n;
+    }
+    out[i].timing.median_s = median_of(medians);
+    out[i].timing.mean_s = sum_mean / n;
+  }
+  return out;
 }
 
 MeasurementKey strip(MeasurementKey k) {
@@ -251,6 +284,9 @@ RunReport run_calibration(kernels::KernelBackend& backend, const std::vector<Cal
   src.timing =
       "warm-up, then samples of R back-to-back calls (each sample >= min time) until the "
       "median settles; median and min over samples";
+  if (options.rounds > 1)
+    src.timing +=
+        fmt::format("; {} rounds over all jobs, median of the rounds' medians", options.rounds);
   bool source_added = false;
   report.source_id = src.id;
   auto last_flush = std::chrono::steady_clock::now();
@@ -259,10 +295,28 @@ RunReport run_calibration(kernels::KernelBackend& backend, const std::vector<Cal
     last_flush = std::chrono::steady_clock::now();
   };
   std::set<std::string> reasons;
+  // Earlier rounds: every job to be measured, round-robin, so that repeated measurements of one
+  // key are spread over the whole run; the last round is the loop below.
+  if (options.rounds < 1)
+    throw std::invalid_argument(
+        fmt::format("calibration: rounds must be >= 1, got {}", options.rounds));
+  std::map<std::size_t, std::vector<std::vector<kernels::KernelResult>>> earlier;
+  for (int round = 1; round < options.rounds && !report.interrupted; ++round) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (options.should_stop && options.should_stop()) {
+        report.interrupted = true;
+        break;
+      }
+      if (done.count(strip(jobs[i].key)) || !backend.unsupported_reason(jobs[i].request).empty())
+        continue;
+      earlier[i].push_back(backend.measure(jobs[i].request));
+    }
+  }
   std::unique_ptr<common::Progress> progress;
   if (options.show_progress)
     progress = std::make_unique<common::Progress>("calibrate", jobs.size());
-  for (const auto& job : jobs) {
+  for (std::size_t i = 0; i < jobs.size() && !report.interrupted; ++i) {
+    const CalibrationJob& job = jobs[i];
     if (options.should_stop && options.should_stop()) {
       report.interrupted = true;
       break;
@@ -280,7 +334,12 @@ RunReport run_calibration(kernels::KernelBackend& backend, const std::vector<Cal
       continue;
     }
     if (!source_added) db.add_source(src), source_added = true;
-    for (const auto& res : backend.measure(job.request)) {
+    std::vector<kernels::KernelResult> results = backend.measure(job.request);
+    if (const auto it = earlier.find(i); it != earlier.end()) {
+      it->second.push_back(std::move(results));
+      results = combine_rounds(it->second);
+    }
+    for (const auto& res : results) {
       Measurement m;
       m.key = job.key;
       m.key.selection = res.selection;

@@ -44,6 +44,10 @@ struct RunnerOptions {
   bool show_progress = true;
   std::function<bool()> should_stop;  // polled between jobs (Ctrl-C)
   std::string date;                   // provenance date; "" = now (UTC)
+  // Measure every job this many times, round-robin over the jobs, and store the median of the
+  // rounds' medians: on a shared machine whose speed drifts, each key then samples the whole
+  // run instead of one moment of it (the CPU end-to-end test). 1 = once, in job order.
+  int rounds = 1;
 };
 
 struct RunReport {

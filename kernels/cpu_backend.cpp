@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -48,6 +49,22 @@ std::int64_t checked_elements(const KernelRequest& r) {
 
 }  // namespace
 
+double thread_cpu_time_s() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    throw std::runtime_error("cpu: clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+CpuBackend::CpuBackend(const TimingOptions& timing) : timing_(timing) {
+  // One thread's CPU clock sees only that thread's work: a kernel spread over several threads
+  // would read too short.
+  if (timing_.cpu_thread_clock && Eigen::nbThreads() != 1)
+    throw std::invalid_argument(fmt::format(
+        "cpu: the thread CPU clock needs single-threaded kernels, Eigen runs {} threads",
+        Eigen::nbThreads()));
+}
+
 DeviceInfo CpuBackend::device_info() const {
   DeviceInfo d;
   d.backend = "cpu";
@@ -57,6 +74,7 @@ DeviceInfo CpuBackend::device_info() const {
       fmt::format("{}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION);
   d.properties["hardware_threads"] = std::to_string(std::thread::hardware_concurrency());
   d.properties["eigen_threads"] = std::to_string(Eigen::nbThreads());
+  d.properties["clock"] = timing_.cpu_thread_clock ? "thread_cpu" : "wall";
   return d;
 }
 
@@ -70,11 +88,22 @@ std::string CpuBackend::unsupported_reason(const KernelRequest& r) const {
   return "";
 }
 
-KernelResult CpuBackend::time(const std::function<void()>& call, std::string algorithm) {
+KernelResult CpuBackend::time(const std::function<void()>& call, std::string algorithm,
+                              bool wall_clock) {
   KernelResult res;
   res.selection = "fixed";
   res.algorithm = std::move(algorithm);
   res.math = "fma";
+  if (timing_.cpu_thread_clock && !wall_clock) {
+    res.timing = time_until_stable(
+        [&](int reps) {
+          const double t0 = thread_cpu_time_s();
+          for (int i = 0; i < reps; ++i) call();
+          return thread_cpu_time_s() - t0;
+        },
+        timing_);
+    return res;
+  }
   res.timing = time_until_stable(
       [&](int reps) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -211,7 +240,8 @@ std::vector<KernelResult> CpuBackend::measure(const KernelRequest& r) {
         ::close(fd);
         if (left > 0) throw std::runtime_error("cpu: " + r.file_path + " is shorter than asked");
       };
-      return {time(call, "read-1MiB")};
+      // Waiting for the device is the cost here, not CPU work: always the wall clock.
+      return {time(call, "read-1MiB", /*wall_clock=*/true)};
     }
     case KernelKind::kCollective:
       break;

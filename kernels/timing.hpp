@@ -17,6 +17,11 @@ struct TimingOptions {
   double stable_rel = 0.02;  // stop once the median moves less than this between samples
   double max_total_s = 2.0;  // stop sampling after this much measured time
   int max_reps_per_sample = 1 << 16;
+  // CPU backend only: time samples on the calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID)
+  // instead of the wall clock, so time the OS gives to other processes while a sample runs is
+  // not counted: the kernel's time on a dedicated core, robust to a shared machine. Valid for
+  // single-threaded kernels only (the backend refuses it when Eigen runs several threads).
+  bool cpu_thread_clock = false;
 };
 
 // `run_loop(R)` runs R back-to-back calls and returns their total elapsed time in seconds.

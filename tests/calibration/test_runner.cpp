@@ -37,6 +37,34 @@ std::vector<scalecast::models::Op> zoo_resnet50_conv_gemm(std::int64_t batch) {
   return out;
 }
 
+// A backend with scripted timings: call k of the run reports median (k + 1) ms and min k ms
+// (k + 0.5 for the first call), and the calls are logged by request size.
+class ScriptedBackend : public scalecast::kernels::KernelBackend {
+ public:
+  scalecast::kernels::DeviceInfo device_info() const override {
+    scalecast::kernels::DeviceInfo d;
+    d.backend = "cpu";
+    d.key = "cpu-host";
+    return d;
+  }
+  std::string unsupported_reason(const scalecast::kernels::KernelRequest&) const override {
+    return "";
+  }
+  std::vector<scalecast::kernels::KernelResult> measure(
+      const scalecast::kernels::KernelRequest& r) override {
+    scalecast::kernels::KernelResult res;
+    const double k = static_cast<double>(calls.size());
+    res.timing.median_s = (k + 1) * 1e-3;
+    res.timing.min_s = (k == 0 ? 0.5 : k) * 1e-3;
+    res.timing.mean_s = res.timing.median_s;
+    res.timing.samples = 5;
+    res.timing.reps_per_sample = 1;
+    calls.push_back(r.elements);
+    return {res};
+  }
+  std::vector<std::int64_t> calls;
+};
+
 std::string temp_path(const std::string& name) {
   const fs::path dir = fs::path(SCALECAST_BINARY_DIR) / "test-tmp";
   fs::create_directories(dir);
@@ -97,6 +125,35 @@ TEST_SUITE("unit") {
     CHECK(r2.measured == static_cast<int>(jobs.size()) - 5);
     CHECK(load_database(o.out_path).size() == jobs.size());
     CHECK(load_database(o.out_path).sources().size() == 2);  // one provenance record per run
+  }
+
+  TEST_CASE("rounds measure every job round-robin and store the median of the rounds") {
+    std::vector<CalibrationJob> jobs;
+    for (std::int64_t e : {100, 200}) {
+      MeasurementKey k{"cpu-host", "elementwise",    "fwd", scalecast::common::DType::kFp32, false,
+                       "",         {{"elements", e}}};
+      jobs.push_back({k, request_for(k), 0.0});
+    }
+    ScriptedBackend backend;
+    RunnerOptions o;
+    o.show_progress = false;
+    o.rounds = 3;
+    Database db;
+    const RunReport r = run_calibration(backend, jobs, o, db);
+    CHECK(r.measured == 2);
+    // Calls 0..5 alternate between the jobs.
+    CHECK(backend.calls == std::vector<std::int64_t>{100, 200, 100, 200, 100, 200});
+    REQUIRE(db.measurements().size() == 2);
+    for (const Measurement* m : db.measurements()) {
+      const bool first = m->key.dim("elements") == 100;
+      // Job 100: rounds' medians 1, 3, 5 ms -> 3 ms, mins 0.5, 2, 4 -> 0.5 ms; job 200: 2, 4, 6.
+      CHECK(m->median_s == doctest::Approx(first ? 3e-3 : 4e-3));
+      CHECK(m->min_s == doctest::Approx(first ? 0.5e-3 : 1e-3));
+      CHECK(m->samples == 15);
+    }
+    o.rounds = 0;
+    CHECK_THROWS_WITH(run_calibration(backend, jobs, o, db),
+                      "calibration: rounds must be >= 1, got 0");
   }
 
   TEST_CASE("model ops are deduplicated by measurement key") {

@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
+#include "kernels/cpu_backend.hpp"
 #include "kernels/cpu_conv.hpp"
 #include "kernels/kernel_backend.hpp"
 #include "kernels/timing.hpp"
@@ -95,6 +98,31 @@ TEST_SUITE("unit") {
         o);
     CHECK(noisy.samples <= o.max_samples);
     CHECK(noisy.min_s < noisy.median_s);
+  }
+
+  TEST_CASE("the thread CPU clock counts this thread's work and not its waiting") {
+    const double t0 = thread_cpu_time_s();
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const double slept = thread_cpu_time_s() - t0;
+    MESSAGE("30 ms asleep read " << slept * 1e3 << " ms on the thread CPU clock");
+    CHECK(slept < 10e-3);
+    volatile double sink = 0;
+    const double t1 = thread_cpu_time_s();
+    while (thread_cpu_time_s() - t1 < 5e-3) sink = sink + 1;
+    CHECK(thread_cpu_time_s() - t1 >= 5e-3);
+    TimingOptions o;
+    o.cpu_thread_clock = true;
+    o.min_sample_s = 2e-4;
+    o.max_total_s = 0.05;
+    auto cpu = make_cpu_backend(o);
+    CHECK(cpu->device_info().properties.at("clock") == "thread_cpu");
+    CHECK(make_cpu_backend(TimingOptions{})->device_info().properties.at("clock") == "wall");
+    KernelRequest g;
+    g.kind = KernelKind::kGemm;
+    g.gemm = {64, 48, 32, false, false, 1};
+    const auto r = cpu->measure(g);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].timing.median_s > 0);
   }
 
   TEST_CASE("cpu backend times real kernels and explains what it cannot run") {

@@ -1,12 +1,22 @@
 // End to end on real measurements: a small CNN's training step runs on this CPU (our own
-// training loop, tests/validation/cpu_step_runner.*), writing a Kineto-format trace; the same
+// training loop, tests/validation/cpu_step_runner.*), writing Kineto-format traces; the same
 // kernels are calibrated on the same CPU into a database; `scalecast run` simulates the matching
 // scenario with that database; compare-trace's machinery compares measured with simulated.
+//
+// Both sides are timed on the clock of the thread doing the work (CLOCK_THREAD_CPUTIME_ID):
+// the kernels' `cpu_thread_clock` calibration and the loop's CPU-clock trace. On a shared
+// machine the wall clock is not a measurement of this CPU: at load 8 on 2 cores the loop's
+// thread got 16% of a core, so a 60 ms step took 360 ms of wall time, while the calibration's
+// 1 ms samples, medians of many, mostly escaped (-20% under load before this choice). The wall
+// clock trace is still written and compared, and reported next to the gated figure.
 
 #include <doctest/doctest.h>
 
+#include <Eigen/Core>
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "calibration/calibration_runner.hpp"
 #include "calibration/database.hpp"
@@ -28,21 +38,79 @@ constexpr int kBatch = 32;
 constexpr const char* kModel = "models/examples/small_cnn.yaml";
 constexpr const char* kDevice =
     "cpu-host";  // the catalog key of tests/validation/data/cpu-host.yaml
+// Profiled loop steps: one after the warm-up steps before the calibration (the comparison drops
+// the first profiled step as warm-up and takes the median of the rest), one after it, and the
+// rest between calibration jobs, spread evenly, so that the loop and the kernels it is priced
+// with are measured at the same times: on a shared machine this CPU's speed drifts with what
+// the other core runs (memory bandwidth, shared cache), by up to 25% between runs.
+constexpr int kWarmupSteps = 2;
+constexpr int kProfiledSteps = 12;
+constexpr double kCalibrationSample_s = 10e-3;
+// Each key is measured in three rounds spread over the run (median of the rounds' medians), so
+// the simulated step, a sum over keys, samples the machine's speed over the whole run as the
+// loop's median step does, not at the one moment each key happened to be measured.
+constexpr int kCalibrationRounds = 3;
+// Share of its median step the loop's thread may spend descheduled before the 10% check only
+// warns (see the check).
+constexpr double kOverloaded = 0.70;
+
+// The CPU backend, with one profiled loop step before some of its measurements.
+class InterleavedBackend : public kernels::KernelBackend {
+ public:
+  InterleavedBackend(kernels::KernelBackend& inner, validation::testing::CpuTrainingLoop& loop,
+                     int jobs, int steps)
+      : inner_(inner), loop_(loop), jobs_(jobs), steps_(steps) {}
+  kernels::DeviceInfo device_info() const override { return inner_.device_info(); }
+  std::string unsupported_reason(const kernels::KernelRequest& r) const override {
+    return inner_.unsupported_reason(r);
+  }
+  std::vector<kernels::KernelResult> measure(const kernels::KernelRequest& r) override {
+    ++job_;
+    const int due = (job_ * steps_ + jobs_ / 2) / jobs_;  // round(job * steps / jobs)
+    if (due > done_) loop_.run(0, due - done_);
+    done_ = std::max(done_, due);
+    return inner_.measure(r);
+  }
+
+ private:
+  kernels::KernelBackend& inner_;
+  validation::testing::CpuTrainingLoop& loop_;
+  int jobs_, steps_, job_ = 0, done_ = 0;
+};
+
+struct Compared {
+  validation::TraceMetrics measured;
+  validation::TraceComparison comparison;
+  double error_pct = 0.0;
+};
+
+Compared compare(const std::string& measured_path, validation::Trace simulated) {
+  validation::TraceReadOptions read;
+  validation::Trace measured = validation::read_trace(measured_path, read);
+  Compared c;
+  c.measured = validation::compute_metrics(measured, read.classifier);
+  const validation::TraceMetrics s = validation::compute_metrics(simulated, read.classifier);
+  c.comparison = validation::compare_metrics(c.measured, s);
+  MESSAGE(measured_path << "\n" << validation::format_comparison(c.comparison, c.measured, s));
+  const validation::CategoryRow& iteration = c.comparison.categories.at(0);
+  REQUIRE(iteration.name == "iteration");
+  c.error_pct = iteration.error_pct;
+  MESSAGE("measured iteration " << iteration.measured_s * 1e3 << " ms, simulated "
+                                << iteration.simulated_s * 1e3 << " ms, error "
+                                << iteration.error_pct << "%");
+  return c;
+}
 
 }  // namespace
 
 TEST_SUITE("slow") {
-  // On a quiet machine the simulated step is within 2% of the measured one (12:39 UTC: 61.5 ms
-  // measured, 62.3 ms simulated, +1.4%). The loop and the calibration are wall-clock timings on a
-  // shared 2-core machine: with other processes running they drifted 15-18% apart (one measured
-  // under load, the other not). may_fail reports such a run instead of failing the suite; the
-  // check itself stays at the 10%.
-  TEST_CASE("CPU training loop trace versus its simulation within 10 percent" *
-            doctest::may_fail()) {
+  TEST_CASE("CPU training loop trace versus its simulation within 10 percent") {
     const std::filesystem::path dir =
         std::filesystem::path(SCALECAST_BINARY_DIR) / "tests" / "validation" / "cpu_e2e";
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
+    // One thread on both sides (a no-op unless Eigen was built with OpenMP).
+    Eigen::setNbThreads(1);
 
     models::StepOptions step_options;
     step_options.batch = kBatch;
@@ -50,26 +118,50 @@ TEST_SUITE("slow") {
     const models::TrainingStep step =
         models::build_training_step(models::load_model(kModel), step_options);
 
-    // 1. Calibrate every distinct op of the step on this CPU.
+    // 1. The real loop on this CPU: warm-up and the first profiled step.
+    validation::testing::CpuTrainingLoop loop(step, kDevice);
+    loop.run(kWarmupSteps, 1);
+
+    // 2. Calibrate every distinct op of the step on this CPU, on the thread CPU clock, with
+    // loop steps between the jobs.
     kernels::TimingOptions timing;
-    const auto backend = kernels::make_cpu_backend(timing);
+    timing.cpu_thread_clock = true;
+    // Samples of several scheduler slices, like a loop step: on a shared core every slice
+    // starts with caches refilled after another process ran, and a median over 1 ms samples
+    // (each inside one slice) left that cost out (the loop read 5-11% slower at load 10).
+    timing.min_sample_s = kCalibrationSample_s;
+    timing.min_samples = 3;    // per round: 9 or more per key over the three rounds
+    timing.max_total_s = 0.1;  // per round
+    const auto cpu_backend = kernels::make_cpu_backend(timing);
+    const auto jobs = calibration::jobs_for_ops(step.ops(), kDevice);
+    InterleavedBackend backend(
+        *cpu_backend, loop, static_cast<int>(jobs.size()) * kCalibrationRounds, kProfiledSteps - 2);
     calibration::Database db;
     calibration::RunnerOptions runner;
+    runner.rounds = kCalibrationRounds;
     runner.show_progress = false;
     runner.command = "test_validation: CPU end-to-end";
-    const auto report = calibration::run_calibration(
-        *backend, calibration::jobs_for_ops(step.ops(), kDevice), runner, db);
+    const auto report = calibration::run_calibration(backend, jobs, runner, db);
     CHECK(report.unsupported == 0);
     const std::string db_path = (dir / "cpu-host.calibration.yaml").string();
     calibration::save_database(db, db_path);
 
-    // 2. The real loop on this CPU, measured into a Kineto-format trace.
-    const validation::testing::CpuLoopResult loop =
-        validation::testing::run_cpu_training_loop(step, kDevice, 8);
-    const std::string measured_path = (dir / "measured.pt.trace.json").string();
-    common::write_file_atomic(measured_path, loop.trace_json);
+    // 3. The loop's last profiled step; both traces written.
+    loop.run(0, 1);
+    std::vector<double> descheduled;
+    for (const auto& s : loop.steps()) {
+      MESSAGE("step " << s.step << ": wall " << s.wall_s * 1e3 << " ms, thread CPU "
+                      << s.cpu_s * 1e3 << " ms, descheduled " << s.descheduled_fraction() * 100
+                      << "%");
+      descheduled.push_back(s.descheduled_fraction());
+    }
+    std::sort(descheduled.begin(), descheduled.end());
+    const std::string cpu_path = (dir / "measured.cpu-clock.pt.trace.json").string();
+    const std::string wall_path = (dir / "measured.wall-clock.pt.trace.json").string();
+    common::write_file_atomic(cpu_path, loop.cpu_trace_json());
+    common::write_file_atomic(wall_path, loop.wall_trace_json());
 
-    // 3. The matching scenario, simulated by `scalecast run` with the database.
+    // 4. The matching scenario, simulated by `scalecast run` with the database.
     const std::string scenario_path = (dir / "scenario.yaml").string();
     common::write_file_atomic(
         scenario_path,
@@ -79,23 +171,33 @@ TEST_SUITE("slow") {
             "precision: fp32\nbatch_per_gpu: " + std::to_string(kBatch) +
             "\nnodes: 1\ngpus_per_node: 1\niterations: 4\nwarmup: 1\ncalibration: [" + db_path +
             "]\n");
-
-    // 4. Compare, as `scalecast compare-trace` does.
     validation::TraceReadOptions read;
-    validation::Trace measured = validation::read_trace(measured_path, read);
-    const validation::TraceMetrics m = validation::compute_metrics(measured, read.classifier);
     validation::RunScenarioSimulator simulator(std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast",
                                                (dir / "sim").string(), read);
-    validation::Trace simulated = simulator.simulate(scenario_path);
-    const validation::TraceMetrics s = validation::compute_metrics(simulated, read.classifier);
-    const validation::TraceComparison c = validation::compare_metrics(m, s);
-    MESSAGE(validation::format_comparison(c, m, s));
-    const validation::CategoryRow& iteration = c.categories.at(0);
-    REQUIRE(iteration.name == "iteration");
-    MESSAGE("measured iteration " << iteration.measured_s * 1e3 << " ms, simulated "
-                                  << iteration.simulated_s * 1e3 << " ms, error "
-                                  << iteration.error_pct << "% (limit 10%)");
-    CHECK(m.iteration_count == 8);
-    CHECK(std::abs(iteration.error_pct) <= 10.0);
+    const validation::Trace simulated = simulator.simulate(scenario_path);
+
+    // 5. Compare, as `scalecast compare-trace` does: the CPU-clock trace is the gate; the
+    // wall-clock one matches it on a quiet machine and is reported.
+    const Compared wall = compare(wall_path, simulated);
+    const Compared cpu = compare(cpu_path, simulated);
+    MESSAGE("wall clock: error " << wall.error_pct << "% with the loop's thread descheduled "
+                                 << descheduled[descheduled.size() / 2] * 100
+                                 << "% of the median step; thread CPU clock: error "
+                                 << cpu.error_pct << "% (limit 10%)");
+    CHECK(cpu.measured.iteration_count == kProfiledSteps);
+    CHECK(wall.measured.iteration_count == kProfiledSteps);
+    // When the loop's thread got under 30% of a core (descheduled over 70% of its median
+    // step), the residual cost of sharing (cache refills after every other process's slice)
+    // reached -15% in one of six runs: the comparison is then reported as a warning, not
+    // failed. At 40-50% descheduled every run was within -5.1%.
+    const double median_descheduled = descheduled[descheduled.size() / 2];
+    if (median_descheduled > kOverloaded) {
+      MESSAGE("machine overloaded (the loop's thread descheduled "
+              << median_descheduled * 100 << "% > " << kOverloaded * 100
+              << "%): the 10% check is a warning this run");
+      WARN(std::abs(cpu.error_pct) <= 10.0);
+    } else {
+      CHECK(std::abs(cpu.error_pct) <= 10.0);
+    }
   }
 }
