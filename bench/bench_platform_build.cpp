@@ -2,19 +2,17 @@
 // its SimGrid model (default: all 4,608 Summit nodes). SimGrid allows one engine per process, so
 // this is a plain program run once per measurement (bench/run_benchmarks.sh), not a Google
 // Benchmark loop. Prints one line: platform, nodes, hosts, links, load_s, phase_s (wall time
-// of load + build), phase_cpu_s (user + system CPU time of the same, robust on a loaded
+// of load + engine + build), phase_cpu_s (user + system CPU time of the same, robust on a loaded
 // machine), peak_rss_mb.
 
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <chrono>
 #include <cstdlib>
-#include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Host.hpp>
 #include <string>
 
 #include "platforms/platform.hpp"
-#include "sim/platform_builder.hpp"
+#include "sim/platform_census.hpp"
 
 namespace {
 
@@ -31,12 +29,6 @@ int main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
   const std::string name = argc > 1 ? argv[1] : "summit";
   const int nodes = argc > 2 ? std::atoi(argv[2]) : 0;
-  int sg_argc = 2;
-  char arg0[] = "bench_platform_build";
-  char arg1[] = "--log=root.thres:warning";
-  char* sg_argv[] = {arg0, arg1, nullptr};
-  simgrid::s4u::Engine engine(&sg_argc, sg_argv);
-
   const auto t0 = Clock::now();
   const double cpu0 = cpu_seconds();
   const auto platform = scalecast::platforms::load_platform(name);
@@ -44,12 +36,7 @@ int main(int argc, char** argv) {
   scalecast::sim::BuildOptions options;
   options.nodes = nodes;
   options.network = scalecast::sim::NetworkMode::kCalibrated;
-  const auto built = scalecast::sim::build_platform(engine, platform, options);
-  // One route lookup so the zone is exercised, not just allocated.
-  const auto last = built->node_count() - 1;
-  std::vector<simgrid::s4u::Link*> route;
-  double latency = 0.0;
-  built->gpu(0, 0)->route_to(built->gpu(last, built->gpus_per_node(last) - 1), route, &latency);
+  const scalecast::sim::PlatformCensus census = scalecast::sim::build_and_census(platform, options);
   const auto t2 = Clock::now();
   const double cpu2 = cpu_seconds();
 
@@ -58,8 +45,8 @@ int main(int argc, char** argv) {
   fmt::print(
       "platform={} nodes={} hosts={} links={} route_links={} load_s={:.3f} phase_s={:.3f} "
       "phase_cpu_s={:.3f} peak_rss_mb={:.1f}\n",
-      platform.name, built->node_count(), engine.get_host_count(), engine.get_link_count(),
-      route.size(), std::chrono::duration<double>(t1 - t0).count(),
+      platform.name, census.nodes, census.hosts, census.links, census.route_links,
+      std::chrono::duration<double>(t1 - t0).count(),
       std::chrono::duration<double>(t2 - t0).count(), cpu2 - cpu0, usage.ru_maxrss / 1024.0);
   return 0;
 }

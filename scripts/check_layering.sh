@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Layering check (architecture.md): SimGrid headers only under sim/ (and tests/sim/, bench/),
+# Layering check (architecture.md): SimGrid headers only under sim/ (and tests/sim/),
 # CUDA/cuDNN/cuBLAS/NCCL headers only under kernels/ (and tests/kernels/).
 # Usage: check_layering.sh [--self-test]   (--self-test proves the check catches a violation)
 set -euo pipefail
@@ -11,7 +11,7 @@ cu_re='#include[[:space:]]*[<"](cuda|cudnn|cublas|cublasLt|nccl|cuda_runtime)[a-
 scan() {  # scan ROOT: prints violations under ROOT
   local root=$1
   grep -rlE --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.cc' --include='*.cu' "$sg_re" "$root" 2>/dev/null |
-    sed "s|^$root/||" | grep -vE '^(sim|tests/sim|bench)/' | sed 's/^/SimGrid header outside sim\/: /' || true
+    sed "s|^$root/||" | grep -vE '^(sim|tests/sim)/' | sed 's/^/SimGrid header outside sim\/: /' || true
   grep -rlE --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.cc' --include='*.cu' "$cu_re" "$root" 2>/dev/null |
     sed "s|^$root/||" | grep -vE '^(kernels|tests/kernels)/' | sed 's/^/CUDA header outside kernels\/: /' || true
 }
