@@ -16,6 +16,9 @@ struct PlatformCensus {
   std::size_t links = 0;
   std::size_t route_links = 0;  // links on the first-to-last GPU route
   double route_latency_s = 0.0;
+  double engine_s = 0.0;     // wall time: creating and configuring the engine
+  double build_s = 0.0;      // wall time: building the platform and resolving the route
+  double build_cpu_s = 0.0;  // user + system CPU time of the same
 };
 
 // Once per process (SimGrid allows one engine per process).
