@@ -1,6 +1,7 @@
 #include "validation/run_predictor.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -268,10 +269,11 @@ int RunPredictor::run_child(const std::vector<std::string>& argv, const std::str
       std::lock_guard lock(mutex_);
       idle_servers_.push_back(std::move(server));
       return rc;
-    } catch (const SimServerError&) {
+    } catch (const SimServerError& e) {
       // A server that cannot start or stopped answering: this and later simulations of this
       // predictor start their own process, which gives the same results, only slower.
-      use_servers_ = false;
+      if (use_servers_.exchange(false))
+        spdlog::warn("validate: sim-server failed ({}); simulating in fresh processes", e.what());
     }
   }
   return run_process(argv, output);
