@@ -104,7 +104,14 @@ Compared compare(const std::string& measured_path, validation::Trace simulated) 
 }  // namespace
 
 TEST_SUITE("slow") {
-  TEST_CASE("CPU training loop trace versus its simulation within 10 percent") {
+  // NOT yet a reliable gate, so may_fail: on a quiet machine (load ~1, the loop's thread
+  // descheduled < 0.2%) runs of 2 Dec 15:40-15:50 UTC gave -12.0, -11.0, -9.7, -8.7, -8.6, -7.5,
+  // -7.1, -6.8, -5.1, +2.5, +11.2, +16.8, +18.9, +23.9% (earlier that day -1.7 and -2.6%). Every
+  // op class moves together within a run (e.g. conv +29%, gemm +12%, pooling +50% in the +23.9%
+  // run), so the calibration and the loop see different CPU speeds, even interleaved and with
+  // ASLR off (setarch -R: -9.7, +18.9, -12.0%). Until that is found the check reports, not gates.
+  TEST_CASE("CPU training loop trace versus its simulation within 10 percent" *
+            doctest::may_fail()) {
     const std::filesystem::path dir =
         std::filesystem::path(SCALECAST_BINARY_DIR) / "tests" / "validation" / "cpu_e2e";
     std::filesystem::remove_all(dir);
