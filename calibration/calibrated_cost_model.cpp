@@ -94,6 +94,9 @@ CalibratedCostModel::CalibratedCostModel(const Database& db, CostModelOptions op
     samples[{k.device, k.op, k.pass, k.dtype, k.tensor_core}].push_back(
         {fit_variables(k, bytes), work / m->median_s});
   }
+  for (const auto& [device, t] : kernel_overhead_s_)
+    unmeasured_overhead_s_ = std::min(unmeasured_overhead_s_, t);
+  if (kernel_overhead_s_.empty()) unmeasured_overhead_s_ = kFallbackKernelOverhead_s;
   for (auto& [fam, pts] : families_) {
     std::sort(pts.begin(), pts.end());
     // Size sweeps of copies and collectives get a latency–bandwidth line (calibration.md §1).
@@ -134,11 +137,7 @@ std::vector<std::string> CalibratedCostModel::devices() const {
 
 double CalibratedCostModel::kernel_overhead_s(const std::string& device) const {
   const auto own = kernel_overhead_s_.find(device);
-  if (own != kernel_overhead_s_.end()) return own->second;
-  if (kernel_overhead_s_.empty()) return kFallbackKernelOverhead_s;
-  double floor = kernel_overhead_s_.begin()->second;
-  for (const auto& [d, t] : kernel_overhead_s_) floor = std::min(floor, t);
-  return floor;
+  return own != kernel_overhead_s_.end() ? own->second : unmeasured_overhead_s_;
 }
 
 std::optional<double> CalibratedCostModel::exact(const MeasurementKey& key) const {

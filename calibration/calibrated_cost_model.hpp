@@ -6,6 +6,7 @@
 // efficiencies plus a per-kernel overhead. A per-scenario framework efficiency (a scalar, fitted
 // elsewhere from anchors) divides every kernel's work time.
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -78,6 +79,8 @@ class CalibratedCostModel : public CostModel {
   // copies, collectives, file reads: t(S) = α + S/β per key without its size (e.g. per ranks)
   std::map<MeasurementKey, AlphaBetaFit> alpha_beta_;
   std::map<std::string, double> kernel_overhead_s_;  // per measured device
+  // A device with no rows: the smallest measured floor, or the fallback with no rows at all.
+  double unmeasured_overhead_s_ = std::numeric_limits<double>::infinity();
 };
 
 }  // namespace scalecast::calibration
