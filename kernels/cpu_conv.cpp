@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace scalecast::kernels {
 namespace {
@@ -27,9 +28,18 @@ CpuConv::CpuConv(const ConvParams& params)
   col_.assign(static_cast<std::size_t>(crs_ * pq_), 0.0f);
 }
 
+void CpuConv::use_workspace(float* workspace, std::size_t floats) {
+  if (workspace == nullptr || floats < col_size())
+    throw std::invalid_argument("cpu conv: workspace of " + std::to_string(floats) +
+                                " floats, expected at least " + std::to_string(col_size()));
+  workspace_ = workspace;
+  col_.clear();
+  col_.shrink_to_fit();
+}
+
 void CpuConv::im2col(const float* x_image, int group) {
   const float* xg = x_image + static_cast<std::ptrdiff_t>(group) * cg_ * p_.h * p_.w;
-  float* out = col_.data();
+  float* out = cols();
   for (std::int64_t c = 0; c < cg_; ++c)
     for (std::int64_t r = 0; r < p_.r; ++r)
       for (std::int64_t s = 0; s < p_.s; ++s)
@@ -46,7 +56,7 @@ void CpuConv::im2col(const float* x_image, int group) {
 
 void CpuConv::col2im(float* dx_image, int group) const {
   float* xg = dx_image + static_cast<std::ptrdiff_t>(group) * cg_ * p_.h * p_.w;
-  const float* in = col_.data();
+  const float* in = cols();
   for (std::int64_t c = 0; c < cg_; ++c)
     for (std::int64_t r = 0; r < p_.r; ++r)
       for (std::int64_t s = 0; s < p_.s; ++s)
@@ -65,7 +75,7 @@ void CpuConv::forward(const float* x, const float* w, float* y) {
     for (int g = 0; g < static_cast<int>(p_.groups); ++g) {
       im2col(x + n * p_.c * p_.h * p_.w, g);
       MapC wg(w + g * kg_ * crs_, kg_, crs_);
-      MapC col(col_.data(), crs_, pq_);
+      MapC col(cols(), crs_, pq_);
       Map yg(y + (n * p_.k + g * kg_) * pq_, kg_, pq_);
       yg.noalias() = wg * col;
     }
@@ -77,7 +87,7 @@ void CpuConv::backward_data(const float* dy, const float* w, float* dx) {
     for (int g = 0; g < static_cast<int>(p_.groups); ++g) {
       MapC wg(w + g * kg_ * crs_, kg_, crs_);
       MapC dyg(dy + (n * p_.k + g * kg_) * pq_, kg_, pq_);
-      Map col(col_.data(), crs_, pq_);
+      Map col(cols(), crs_, pq_);
       col.noalias() = wg.transpose() * dyg;
       col2im(dx + n * p_.c * p_.h * p_.w, g);
     }
@@ -88,7 +98,7 @@ void CpuConv::backward_filter(const float* x, const float* dy, float* dw) {
   for (std::int64_t n = 0; n < p_.n; ++n)
     for (int g = 0; g < static_cast<int>(p_.groups); ++g) {
       im2col(x + n * p_.c * p_.h * p_.w, g);
-      MapC col(col_.data(), crs_, pq_);
+      MapC col(cols(), crs_, pq_);
       MapC dyg(dy + (n * p_.k + g * kg_) * pq_, kg_, pq_);
       Map dwg(dw + g * kg_ * crs_, kg_, crs_);
       dwg.noalias() += dyg * col.transpose();

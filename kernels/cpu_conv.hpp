@@ -16,6 +16,12 @@ class CpuConv {
   std::size_t x_size() const { return x_size_; }
   std::size_t w_size() const { return w_size_; }
   std::size_t y_size() const { return y_size_; }
+  // Floats of im2col scratch one image needs (C/groups·R·S × P·Q).
+  std::size_t col_size() const { return static_cast<std::size_t>(crs_ * pq_); }
+  // Use `workspace` (at least col_size() floats, owned by the caller) as the im2col scratch
+  // instead of a buffer of this object's own, as a framework hands every convolution the same
+  // workspace. Throws std::invalid_argument when it is too small.
+  void use_workspace(float* workspace, std::size_t floats);
 
   // y = conv(x, w)
   void forward(const float* x, const float* w, float* y);
@@ -32,6 +38,9 @@ class CpuConv {
   std::int64_t out_h_, out_w_, cg_, kg_, crs_, pq_;
   std::size_t x_size_, w_size_, y_size_;
   std::vector<float> col_;
+  float* workspace_ = nullptr;  // the caller's scratch, when given
+  float* cols() { return workspace_ != nullptr ? workspace_ : col_.data(); }
+  const float* cols() const { return workspace_ != nullptr ? workspace_ : col_.data(); }
 };
 
 // Reference direct convolution (slow loops), for tests.

@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -65,6 +67,43 @@ TEST_SUITE("unit") {
       CHECK(dot(x, dx) == doctest::Approx(lhs).epsilon(1e-4));
       CHECK(dot(w, dw) == doctest::Approx(lhs).epsilon(1e-4));
     }
+  }
+
+  TEST_CASE("convolutions sharing a caller's workspace compute what they compute alone") {
+    // Two geometries on one scratch buffer, run in turn (each overwrites the other's im2col
+    // columns): all three passes give the same bytes as with private scratch.
+    std::size_t most = 0;
+    for (const auto& p : kShapes) most = std::max(most, CpuConv(p).col_size());
+    std::vector<float> shared(most, 7.0f);
+    for (const auto& p : kShapes) {
+      CpuConv alone(p), sharing(p), other(kShapes[0]);
+      sharing.use_workspace(shared.data(), shared.size());
+      other.use_workspace(shared.data(), shared.size());
+      const auto x = pattern(alone.x_size(), 6), w = pattern(alone.w_size(), 7),
+                 dy = pattern(alone.y_size(), 8);
+      const auto x0 = pattern(other.x_size(), 9), w0 = pattern(other.w_size(), 10);
+      std::vector<float> y0(other.y_size());
+      std::vector<float> y(alone.y_size()), dx(alone.x_size()), dw(alone.w_size());
+      std::vector<float> ys(y.size()), dxs(dx.size()), dws(dw.size());
+      alone.forward(x.data(), w.data(), y.data());
+      alone.backward_data(dy.data(), w.data(), dx.data());
+      alone.backward_filter(x.data(), dy.data(), dw.data());
+      other.forward(x0.data(), w0.data(), y0.data());
+      sharing.forward(x.data(), w.data(), ys.data());
+      other.forward(x0.data(), w0.data(), y0.data());
+      sharing.backward_data(dy.data(), w.data(), dxs.data());
+      other.forward(x0.data(), w0.data(), y0.data());
+      sharing.backward_filter(x.data(), dy.data(), dws.data());
+      CHECK(ys == y);
+      CHECK(dxs == dx);
+      CHECK(dws == dw);
+    }
+    CpuConv conv(kShapes[0]);
+    std::vector<float> small(conv.col_size() - 1);
+    CHECK_THROWS_WITH(conv.use_workspace(small.data(), small.size()),
+                      ("cpu conv: workspace of " + std::to_string(small.size()) +
+                       " floats, expected at least " + std::to_string(conv.col_size()))
+                          .c_str());
   }
 
   TEST_CASE("impossible conv geometry is rejected with the reason") {

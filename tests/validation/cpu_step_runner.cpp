@@ -41,6 +41,7 @@ struct PreparedOp {
 // written once and only read, so the data stays finite; weights stay private per op.
 struct Arenas {
   std::vector<float> in, in2, out;
+  std::vector<float> conv_workspace;  // im2col scratch shared by every convolution
 };
 
 struct Needs {
@@ -105,6 +106,7 @@ std::function<void()> prepare(const KernelRequest& r, Arenas& arena) {
     }
     case KernelKind::kConv: {
       auto conv = std::make_shared<kernels::CpuConv>(r.conv);
+      conv->use_workspace(arena.conv_workspace.data(), arena.conv_workspace.size());
       auto w = std::make_shared<std::vector<float>>(conv->w_size(), 0.05f);
       if (r.pass == kernels::ConvPass::kForward) return [=] { conv->forward(in, w->data(), out); };
       if (r.pass == kernels::ConvPass::kBackwardData)
@@ -215,11 +217,15 @@ CpuTrainingLoop::CpuTrainingLoop(const models::TrainingStep& step, const std::st
   impl_->device = device;
   std::vector<kernels::KernelRequest> requests;
   Needs most;
+  std::size_t most_cols = 1;
   for (const models::Op& op : step.ops()) {
     requests.push_back(calibration::request_for(calibration::key_for(op, device)));
     const Needs n = needs(requests.back());
     most = {std::max(most.in, n.in), std::max(most.in2, n.in2), std::max(most.out, n.out)};
+    if (requests.back().kind == KernelKind::kConv)
+      most_cols = std::max(most_cols, kernels::CpuConv(requests.back().conv).col_size());
   }
+  impl_->arena.conv_workspace.assign(most_cols, 0.0f);
   // Uniform in [-1, 1] like the CPU backend's Eigen buffers: the time of some kernels depends on
   // the data (ReLU's backward select on the sign mispredicts branches on random signs).
   const auto fill = [](std::vector<float>& v, std::size_t n) {
