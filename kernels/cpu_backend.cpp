@@ -253,13 +253,4 @@ std::unique_ptr<KernelBackend> make_cpu_backend(const TimingOptions& timing) {
   return std::make_unique<CpuBackend>(timing);
 }
 
-#ifndef SCALECAST_HAVE_CUDA
-bool cuda_backend_built() { return false; }
-std::unique_ptr<KernelBackend> make_cuda_backend(const CudaOptions&) {
-  throw std::runtime_error(
-      "the cuda backend is not part of this build (CUDA toolkit, cuDNN or NCCL not found at "
-      "configure time)");
-}
-#endif
-
 }  // namespace scalecast::kernels

@@ -1,20 +1,16 @@
 // The CUDA backend: device set-up, provenance, CUDA-event timing and dispatch. Compiled only
-// with SCALECAST_HAVE_CUDA (cmake/ScalecastCuda.cmake).
+// with SCALECAST_HAVE_CUDA (cmake/ScalecastCuda.cmake), into the module libscalecast_cuda.so
+// that kernels/cuda_loader.cpp opens on first use; its one exported symbol is the factory below.
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
 #include "kernels/cuda_support.hpp"
 
 namespace scalecast::kernels {
-
-bool cuda_backend_built() { return true; }
-
-std::unique_ptr<KernelBackend> make_cuda_backend(const CudaOptions& options) {
-  return std::make_unique<cuda::CudaBackend>(options);
-}
 
 namespace cuda {
 
@@ -236,3 +232,18 @@ std::vector<KernelResult> CudaBackend::memcpy(const KernelRequest& r) {
 
 }  // namespace cuda
 }  // namespace scalecast::kernels
+
+// The module's entry point (kernels/cuda_loader.cpp): a new backend, or nullptr with the
+// exception's message in `error` (nothing is thrown across the dlopen boundary).
+extern "C" __attribute__((visibility("default"))) scalecast::kernels::KernelBackend*
+scalecast_cuda_backend_create(const scalecast::kernels::CudaOptions* options, char* error,
+                              std::size_t error_size) {
+  try {
+    return new scalecast::kernels::cuda::CudaBackend(*options);
+  } catch (const std::exception& e) {
+    std::snprintf(error, error_size, "%s", e.what());
+  } catch (...) {
+    std::snprintf(error, error_size, "%s", "cuda: unknown error creating the backend");
+  }
+  return nullptr;
+}
