@@ -38,6 +38,6 @@ std::string_view quantity_example(Quantity kind);
 
 // Formats an SI value back into a readable string with a unit ("50 GB/s", "1.5 us", "64 MiB").
 // Used for tables; not guaranteed to round-trip through parse_quantity.
-std::string format_quantity(double si_value, Quantity kind);
+std::string format_quantity(double value_si, Quantity kind);
 
 }  // namespace scalecast::common

@@ -14,8 +14,10 @@
 
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
+#include "common/config_node.hpp"
 #include "models/zoo.hpp"
 #include "platforms/data_dir.hpp"
+#include "sim/scenario.hpp"
 
 namespace scalecast::validation {
 namespace {
@@ -287,8 +289,26 @@ RunScenarioSimulator::RunScenarioSimulator(std::string scalecast_exe, std::strin
 
 Trace RunScenarioSimulator::simulate(const std::string& scenario_path) const {
   const std::string out = (std::filesystem::path(work_dir_) / "simulated").string();
+  // Point mode, as validate does: only the scenario's own configuration (a plain `run` would
+  // also simulate the 1-GPU and 1-node baselines, which a trace comparison never reads). The
+  // point folder holds the same trace.json as `run --out` writes for that point. Loading the
+  // scenario here gives its node count and reports a bad file before any process starts.
+  const sim::Scenario scenario = sim::load_scenario(scenario_path);
+  if (scenario.nodes.size() != 1) {
+    // A list of node counts is valid for `run` but not here: point at the key.
+    common::ConfigNode::load_file(scenario_path)
+        .required("nodes")
+        .fail(fmt::format("a trace is compared with one simulated configuration, this scenario "
+                          "lists {} node counts; give the one the trace was measured at",
+                          scenario.nodes.size()));
+  }
+  std::filesystem::create_directories(out);
   std::string output;
-  const int rc = run_process({exe_, "-q", "run", scenario_path, "--out", out}, output);
+  const int rc =
+      run_process({exe_, "-q", "run", scenario_path, "--point",
+                   std::to_string(scenario.nodes.front()), "--point-gpus", "0", "--point-json",
+                   (std::filesystem::path(out) / "point.json").string(), "--point-dir", out},
+                  output);
   if (rc != 0) {
     throw std::runtime_error(fmt::format("scalecast run {} failed (exit {}): {}", scenario_path, rc,
                                          first_error_line(output)));
