@@ -4,10 +4,16 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <sched.h>
+
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "calibration/calibration_runner.hpp"
 #include "calibration/deepbench_import.hpp"
@@ -33,7 +39,33 @@ struct CalibrateOptions {
   std::string import_deepbench;
   std::string deepbench_dir = "../shared/calibration-data";
   double min_sample_s = 1e-3;
+  int cpu = -1;                // -1: not pinned
+  std::string clock = "wall";  // or "thread": the measuring thread's CPU clock
 };
+
+// Pins this thread (and the threads it starts) to one CPU. The cores of a VM, or the big and
+// little cores of a hybrid CPU, run the same kernel at different speeds (two vCPUs of one
+// test machine: up to 30% apart, validation/README.md), so a CPU calibration that migrates
+// between them measures a mixture.
+void pin_to_cpu(int cpu) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+    throw std::runtime_error(fmt::format("--cpu: sched_getaffinity: {}", std::strerror(errno)));
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)) {
+    std::vector<int> ids;
+    for (int i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &allowed)) ids.push_back(i);
+    throw common::ConfigError("command line", 0, 0, "--cpu",
+                              fmt::format("expected a CPU this process may run on ({}), got {}",
+                                          fmt::join(ids, ", "), cpu));
+  }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (sched_setaffinity(0, sizeof(one), &one) != 0)
+    throw std::runtime_error(
+        fmt::format("--cpu {}: sched_setaffinity: {}", cpu, std::strerror(errno)));
+}
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_sigint(int) { g_stop.store(true); }
@@ -64,6 +96,8 @@ std::string command_line(const CalibrateOptions& o) {
         fmt::format(" --models {} --batch {}", fmt::join(o.models, ","), fmt::join(o.batches, ","));
   if (o.sweep) c += " --sweep --sweep-size " + o.sweep_size;
   c += " --precision " + fmt::format("{}", fmt::join(o.precisions, ","));
+  if (o.cpu >= 0) c += fmt::format(" --cpu {}", o.cpu);
+  if (o.clock != "wall") c += " --clock " + o.clock;
   return c + " --out " + o.out;
 }
 
@@ -96,8 +130,18 @@ int run_calibrate(const CalibrateOptions& o) {
     if (b < 1)
       throw common::ConfigError("command line", 0, 0, "--batch",
                                 fmt::format("expected a batch size >= 1, got {}", b));
+  if (o.backend != "cpu" && o.cpu >= 0)
+    throw common::ConfigError(
+        "command line", 0, 0, "--cpu",
+        "pins the CPU backend's measuring thread; not for --backend " + o.backend);
+  if (o.backend != "cpu" && o.clock != "wall")
+    throw common::ConfigError("command line", 0, 0, "--clock",
+                              "the thread CPU clock times CPU kernels; --backend " + o.backend +
+                                  " times with device events");
+  if (o.cpu >= 0) pin_to_cpu(o.cpu);
   kernels::TimingOptions timing;
   timing.min_sample_s = o.min_sample_s;
+  timing.cpu_thread_clock = o.clock == "thread";
   std::unique_ptr<kernels::KernelBackend> backend;
   if (o.backend == "cuda") {
     kernels::CudaOptions co;
@@ -181,6 +225,13 @@ void add_calibrate_command(CLI::App& app, Action& action) {
                   "Catalog key to record the device under (default: the backend's guess)");
   sub->add_option("--min-sample-time", opts->min_sample_s,
                   "Seconds each timed sample lasts at least")
+      ->capture_default_str();
+  sub->add_option("--cpu", opts->cpu,
+                  "CPU backend: pin the measurement to this CPU (cores may differ in speed)");
+  sub->add_option("--clock", opts->clock,
+                  "CPU backend: time on the wall clock, or on the measuring thread's CPU clock "
+                  "(leaves out time the OS gave the core to other processes)")
+      ->check(CLI::IsMember({"wall", "thread"}))
       ->capture_default_str();
   sub->add_option("--import-deepbench", opts->import_deepbench,
                   "Import DeepBench's published table for this device (v100-sxm2, p100-sxm2)");
