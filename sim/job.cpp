@@ -46,6 +46,29 @@ std::vector<Decision> static_buckets(const StepProgram& p, double fusion_bytes) 
   return out;
 }
 
+// A heterogeneous job's programs: one per node, in range, the same gradients in the same order
+// (they are one model priced on different GPUs), and `program` standing for node 0's.
+void check_heterogeneous(const JobSpec& spec, int nodes) {
+  if (static_cast<int>(spec.node_program.size()) != nodes)
+    throw std::invalid_argument("job '" + spec.name + "': node_program has " +
+                                std::to_string(spec.node_program.size()) + " entries for " +
+                                std::to_string(nodes) + " nodes");
+  for (int k : spec.node_program)
+    if (k < 0 || k >= static_cast<int>(spec.programs.size()))
+      throw std::invalid_argument("job '" + spec.name + "': node_program entry " +
+                                  std::to_string(k) + " is not a program index");
+  for (const StepProgram& p : spec.programs) {
+    bool same = p.gradients.size() == spec.program.gradients.size() &&
+                p.batch_per_gpu == spec.program.batch_per_gpu;
+    for (std::size_t g = 0; same && g < p.gradients.size(); ++g)
+      same = p.gradients[g].bytes == spec.program.gradients[g].bytes;
+    if (!same)
+      throw std::invalid_argument("job '" + spec.name +
+                                  "': the programs of a heterogeneous job must have the same "
+                                  "batch and gradients as `program`");
+  }
+}
+
 }  // namespace
 
 Job::State::State(const SimulatedPlatform& platform, JobSpec s)
@@ -58,8 +81,12 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   fidelity = resolve_fidelity(spec.fidelity, ranks);
   const bool varied = spec.compute_noise_cv > 0.0 ||
                       (spec.straggler_fraction > 0.0 && spec.straggler_slowdown != 1.0);
-  shortcut = spec.symmetric && !varied && fidelity == Fidelity::kWave && nodes > 1;
+  heterogeneous = !spec.node_program.empty();
+  if (heterogeneous) check_heterogeneous(spec, nodes);
+  shortcut =
+      spec.symmetric && !varied && !heterogeneous && fidelity == Fidelity::kWave && nodes > 1;
   schedule = compute_schedule(spec.program);
+  for (const StepProgram& p : spec.programs) schedules.push_back(compute_schedule(p));
   traced.assign(nodes, 0);
   traced[0] = 1;
   for (int n : spec.trace_nodes)
@@ -160,7 +187,7 @@ void Job::State::copy_input(int rank, int iteration) {
 
 void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) {
   std::vector<Decision>& p = plan[iteration];
-  std::vector<double> ready = schedule.gradient_ready_s;
+  std::vector<double> ready = schedule_of(0).gradient_ready_s;
   for (double& r : ready) r *= stretch[0];
   const int n_grad = static_cast<int>(ready.size());
   const double now = sg4::Engine::get_clock();
@@ -199,7 +226,7 @@ bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Dec
     // Static buckets: every rank knows the plan; a bucket goes once its last tensor is ready.
     if (k >= static_cast<int>(static_buckets.size())) return false;
     out = static_buckets[k];
-    const double ready = t_fwd + stretch[rank] * schedule.gradient_ready_s[out.last];
+    const double ready = t_fwd + stretch[rank] * schedule_of(rank).gradient_ready_s[out.last];
     if (ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(ready);
     return true;
   }
@@ -219,7 +246,7 @@ bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Dec
   out = plan[iteration][k];
   // A rank joins the bucket's all-reduce once its own tensors are ready (with variability a
   // rank can be behind the coordinator).
-  const double own_ready = t_fwd + stretch[rank] * schedule.gradient_ready_s[out.last];
+  const double own_ready = t_fwd + stretch[rank] * schedule_of(rank).gradient_ready_s[out.last];
   if (own_ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(own_ready);
   return true;
 }
@@ -258,7 +285,8 @@ double Job::State::draw_stretch(int rank, int iteration) const {
 
 void Job::State::rank_main(int rank) {
   const int node = rank / gpus;
-  const StepProgram& prog = spec.program;
+  const StepProgram& prog = program_of(rank);
+  const ComputeSchedule& sched = schedule_of(rank);
   const int total = spec.warmup + spec.iterations;
   int intra_epoch = 0;
   for (int it = 0; it < total; ++it) {
@@ -272,18 +300,18 @@ void Job::State::rank_main(int rank) {
     if (traced[node])
       for (std::size_t i = 0; i < prog.ops.size(); ++i)
         if (!prog.ops[i].optimizer)
-          recorder.add({rank, prog.ops[i].stream, it, t_fwd + f * schedule.op_start_s[i],
-                        t_fwd + f * schedule.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
+          recorder.add({rank, prog.ops[i].stream, it, t_fwd + f * sched.op_start_s[i],
+                        t_fwd + f * sched.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
     const int buckets = sync_gradients(rank, it, t_fwd, intra_epoch);
     sg4::this_actor::sleep_until(
-        std::max(sg4::Engine::get_clock(), t_fwd + f * schedule.backward_end_s));
+        std::max(sg4::Engine::get_clock(), t_fwd + f * sched.backward_end_s));
     const double t_opt = sg4::Engine::get_clock();
     if (traced[node])
       for (std::size_t i = 0; i < prog.ops.size(); ++i)
         if (prog.ops[i].optimizer)
-          recorder.add({rank, prog.ops[i].stream, it, t_opt + f * schedule.op_start_s[i],
-                        t_opt + f * schedule.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
-    sg4::this_actor::sleep_for(f * schedule.optimizer_s);
+          recorder.add({rank, prog.ops[i].stream, it, t_opt + f * sched.op_start_s[i],
+                        t_opt + f * sched.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
+    sg4::this_actor::sleep_for(f * sched.optimizer_s);
     if (rank == 0) recorder.mark_iteration(it, t_iter, sg4::Engine::get_clock(), buckets);
   }
   if (rail_mode) {  // tell the rail actors there is no further bucket

@@ -35,6 +35,13 @@ struct JobSpec {
   std::vector<int> nodes;  // platform node indices, in rank order
   int gpus_per_node = 1;   // local GPUs 0..gpus_per_node-1 of each node
   StepProgram program;
+  // Heterogeneous jobs: when not empty, one entry per node of `nodes`, indexing `programs` (the
+  // step as priced on that node's GPU type); `program` then stands for programs[node_program[0]]
+  // in what every rank shares (batch, input bytes, the gradients and their buckets). All
+  // programs must list the same gradients (the same model). Ranks then differ, so the symmetry
+  // shortcut is off, and synchronous training waits for the slowest GPU type at every bucket.
+  std::vector<StepProgram> programs;
+  std::vector<int> node_program;
   AllReduceConfig allreduce;
   Fidelity fidelity = Fidelity::kWave;  // kAuto is resolved by size
   int warmup = 0;

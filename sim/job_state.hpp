@@ -46,8 +46,17 @@ struct Job::State {
   int nodes = 0, gpus = 0, ranks = 0;
   Algorithm algorithm = Algorithm::kRing;
   Fidelity fidelity = Fidelity::kWave;
-  bool shortcut = false;  // node-0 representative for intra-node phases and copies
-  ComputeSchedule schedule;
+  bool shortcut = false;                   // node-0 representative for intra-node phases and copies
+  ComputeSchedule schedule;                // rank 0's (of spec.program)
+  std::vector<ComputeSchedule> schedules;  // heterogeneous jobs: one per spec.programs entry
+  bool heterogeneous = false;
+  // The step program and compute schedule of this rank's GPU type.
+  const StepProgram& program_of(int rank) const {
+    return heterogeneous ? spec.programs[spec.node_program[rank / gpus]] : spec.program;
+  }
+  const ComputeSchedule& schedule_of(int rank) const {
+    return heterogeneous ? schedules[spec.node_program[rank / gpus]] : schedule;
+  }
   std::vector<simgrid::s4u::Host*> gpu_host, cpu_host;  // per rank
   std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>> mailbox;
   std::vector<char> traced;  // per job-local node

@@ -91,32 +91,38 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
         s.placement == Placement::kPacked
             ? i
             : static_cast<int>(static_cast<long>(i) * platform->node_count() / request.nodes));
-  // One step program serves every rank: nodes whose GPUs compute at different speeds (a
-  // heterogeneous machine's partitions) are not supported yet; say so rather than misprice.
-  // GPUs that differ only in memory size (Summit's 32 GB high-memory nodes) price the same.
-  const platforms::GpuSpec& first = platform->node_type(spec.nodes.front()).gpu;
-  const auto same_speed = [&](const platforms::GpuSpec& g) {
-    return g.fp64_flops == first.fp64_flops && g.fp32_flops == first.fp32_flops &&
-           g.fp16_flops == first.fp16_flops && g.tensor_fp16_flops == first.tensor_fp16_flops &&
-           g.tensor_bf16_flops == first.tensor_bf16_flops &&
-           g.tensor_tf32_flops == first.tensor_tf32_flops &&
-           g.tensor_fp8_flops == first.tensor_fp8_flops &&
-           g.memory_bandwidth == first.memory_bandwidth;
-  };
-  for (int n : spec.nodes)
-    if (!same_speed(platform->node_type(n).gpu))
-      throw std::invalid_argument(
-          "nodes " + std::to_string(spec.nodes.front()) + " and " + std::to_string(n) +
-          " have GPUs of different speed (" + platform->gpu_type(spec.nodes.front()) + ", " +
-          platform->gpu_type(n) + "): heterogeneous data-parallel jobs are not supported yet");
   const int available = platform->gpus_per_node(spec.nodes.front());
   const int wanted = request.gpus_per_node > 0 ? request.gpus_per_node : s.gpus_per_node;
   spec.gpus_per_node = wanted > 0 ? std::min(wanted, available) : available;
   const models::Model model = models::load_model(s.model);
   const models::TrainingStep step = scenario_step(s, model);
-  const platforms::GpuSpec& gpu = platform->node_type(spec.nodes.front()).gpu;
-  spec.program = build_program(step, cost_model, gpu, s.batch_per_gpu,
-                               s.batch_per_gpu * sample_bytes(s, model, step));
+  const double input_bytes = s.batch_per_gpu * sample_bytes(s, model, step);
+  // One step program per GPU type among the job's nodes (a heterogeneous machine's partitions):
+  // the same step priced on each. GPUs that differ only in memory size (Summit's 32 GB
+  // high-memory nodes) price the same and share a program.
+  const auto same_speed = [](const platforms::GpuSpec& a, const platforms::GpuSpec& g) {
+    return g.name == a.name ||
+           (g.fp64_flops == a.fp64_flops && g.fp32_flops == a.fp32_flops &&
+            g.fp16_flops == a.fp16_flops && g.tensor_fp16_flops == a.tensor_fp16_flops &&
+            g.tensor_bf16_flops == a.tensor_bf16_flops &&
+            g.tensor_tf32_flops == a.tensor_tf32_flops &&
+            g.tensor_fp8_flops == a.tensor_fp8_flops && g.memory_bandwidth == a.memory_bandwidth);
+  };
+  std::vector<const platforms::GpuSpec*> types;
+  std::vector<int> node_program;
+  for (int n : spec.nodes) {
+    const platforms::GpuSpec& gpu = platform->node_type(n).gpu;
+    std::size_t k = 0;
+    while (k < types.size() && !same_speed(*types[k], gpu)) ++k;
+    if (k == types.size()) types.push_back(&gpu);
+    node_program.push_back(static_cast<int>(k));
+  }
+  spec.program = build_program(step, cost_model, *types.front(), s.batch_per_gpu, input_bytes);
+  if (types.size() > 1) {
+    for (const platforms::GpuSpec* gpu : types)
+      spec.programs.push_back(build_program(step, cost_model, *gpu, s.batch_per_gpu, input_bytes));
+    spec.node_program = std::move(node_program);
+  }
   spec.allreduce = s.allreduce;
   spec.fidelity =
       resolve_fidelity(s.fidelity, request.nodes * spec.gpus_per_node, s.flow_limit_gpus);

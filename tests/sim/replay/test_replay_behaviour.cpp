@@ -4,6 +4,10 @@
 #include <doctest/doctest.h>
 #include <simgrid/s4u.hpp>
 
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "sim/engine_setup.hpp"
 #include "sim/job.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
@@ -200,5 +204,77 @@ TEST_SUITE("unit") {
     CHECK(t[3] != t[1]);
     // Every rank 1.5x slower: the compute part of the step is 1.5x longer.
     CHECK(t[4] > 1.4 * t[0]);
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE(
+      "heterogeneous job: every rank computes at its GPU's speed and all wait for the slowest") {
+    // Same model (same gradients), priced on a slow and on a fast GPU. A synchronous job mixing
+    // them runs at the slow job's pace (every bucket waits for the slow ranks), while its fast
+    // rank 0 computes as fast as on a fast-only job and spends the difference waiting.
+    auto engine = create_engine({NetworkMode::kIdeal});  // one engine per process
+    TestPlatformSpec ps;
+    ps.nodes = 24;
+    ps.gpus = 2;
+    TestPlatform platform(ps);
+    const StepProgram slow = synthetic_program(5, 2e-3, 10, 4e-3, 4e6, 2e-3);
+    const StepProgram fast = synthetic_program(5, 1e-3, 10, 2e-3, 4e6, 1e-3);
+    std::vector<std::unique_ptr<Job>> jobs;
+    for (Fidelity fid : {Fidelity::kFlow, Fidelity::kWave}) {
+      const std::string tag = fid == Fidelity::kFlow ? "flow" : "wave";
+      const int base = static_cast<int>(jobs.size()) * 4;  // 12 nodes per fidelity
+      JobSpec slow_only =
+          job("slow_" + tag, range(base, 4), 2, slow, 16e6, Algorithm::kHierarchical, fid);
+      JobSpec mixed =
+          job("mixed_" + tag, range(base + 4, 4), 2, fast, 16e6, Algorithm::kHierarchical, fid);
+      mixed.programs = {fast, slow};
+      mixed.node_program = {0, 1, 0, 1};
+      mixed.trace_nodes = {0, 1};
+      JobSpec fast_only =
+          job("fast_" + tag, range(base + 8, 4), 2, fast, 16e6, Algorithm::kHierarchical, fid);
+      jobs.push_back(std::make_unique<Job>(platform, slow_only));
+      jobs.push_back(std::make_unique<Job>(platform, mixed));
+      jobs.push_back(std::make_unique<Job>(platform, fast_only));
+    }
+    engine->run();
+    for (std::size_t k = 0; k < jobs.size(); k += 3) {
+      const JobResult s = jobs[k]->result(), m = jobs[k + 1]->result(), f = jobs[k + 2]->result();
+      MESSAGE(m.name << ": slow-only " << s.iteration_time_s * 1e3 << " ms, fast-only "
+                     << f.iteration_time_s * 1e3 << " ms, mixed " << m.iteration_time_s * 1e3
+                     << " ms (rank 0 fast: compute " << m.breakdown.compute_s * 1e3 << " ms)");
+      CHECK(f.iteration_time_s < s.iteration_time_s);
+      CHECK(m.iteration_time_s == doctest::Approx(s.iteration_time_s).epsilon(1e-6).scale(0.0));
+      CHECK(m.breakdown.compute_s ==
+            doctest::Approx(f.breakdown.compute_s).epsilon(1e-9).scale(0.0));
+      // The slow node (job node 1, ranks 2 and 3) computes at the slow program's pace.
+      double node0_fwd_s = 0.0, node1_fwd_s = 0.0;
+      for (const Interval& iv : m.intervals)
+        if (iv.iteration == 1 && iv.name == "fwd0") {
+          if (iv.rank == 0) node0_fwd_s = iv.end_s - iv.start_s;
+          if (iv.rank == 2) node1_fwd_s = iv.end_s - iv.start_s;
+        }
+      CHECK(node0_fwd_s == doctest::Approx(1e-3).scale(0.0));
+      CHECK(node1_fwd_s == doctest::Approx(2e-3).scale(0.0));
+    }
+  }
+
+  TEST_CASE("heterogeneous job programs must share the model's gradients") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 2;
+    TestPlatform platform(ps);
+    const StepProgram a = synthetic_program(2, 1e-3, 4, 1e-3, 4e6, 1e-3);
+    const StepProgram b = synthetic_program(2, 1e-3, 5, 1e-3, 4e6, 1e-3);
+    JobSpec s = job("bad", range(0, 2), 1, a, 16e6, Algorithm::kRing, Fidelity::kFlow);
+    s.programs = {a, b};
+    s.node_program = {0, 1};
+    CHECK_THROWS_WITH_AS(Job(platform, s),
+                         "job 'bad': the programs of a heterogeneous job must have the same batch "
+                         "and gradients as `program`",
+                         std::invalid_argument);
+    s.node_program = {0};
+    CHECK_THROWS_WITH_AS(Job(platform, s), "job 'bad': node_program has 1 entries for 2 nodes",
+                         std::invalid_argument);
   }
 }

@@ -7,8 +7,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <sys/wait.h>
 
@@ -92,5 +95,44 @@ TEST_SUITE("slow") {
                             << summary["throughput_samples_per_s"].get<double>() << " samples/s");
     CHECK(summary["scaling_efficiency"]["vs_1_node"].get<double>() > 0.3);
     std::filesystem::remove_all(out);
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE("run: a job spread over V100 and A100 partitions prices each GPU type on its own") {
+    // scenarios/hetero-v100-a100-resnet50.yaml at 2 nodes, spread: node 0 is a DGX-1V, node 1 a
+    // DGX A100. The A100 node's compute ops (traced: first and last node) take less time than
+    // the V100 node's, and the step is no faster than the V100 node alone (synchronous
+    // training waits for the slowest GPU).
+    const auto base =
+        std::filesystem::temp_directory_path() / ("scalecast-hetero-" + std::to_string(::getpid()));
+    const std::string cmd = kTool +
+                            " --quiet run scenarios/hetero-v100-a100-resnet50.yaml --set "
+                            "nodes=[1,2] --set iterations=1 --out " +
+                            base.string() + " > " + base.string() + ".txt";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    std::map<int, double> compute_s;  // per node, iteration 1, summed over its GPUs
+    std::istringstream ops(slurp(base / "nodes-2" / "ops.csv"));
+    std::string line;
+    std::getline(ops, line);  // header
+    while (std::getline(ops, line)) {
+      std::vector<std::string> f;
+      std::stringstream ls(line);
+      for (std::string cell; std::getline(ls, cell, ',');) f.push_back(cell);
+      REQUIRE(f.size() == 10);
+      if (f[2] == "1" && f[4] == "compute") compute_s[std::stoi(f[0])] += std::stod(f[7]);
+    }
+    const auto summary = nlohmann::json::parse(slurp(base / "summary.json"));
+    const double one_node_s = summary["points"][0]["iteration_time_s"].get<double>();
+    const double two_nodes_s = summary["points"][1]["iteration_time_s"].get<double>();
+    MESSAGE("compute per GPU: V100 node "
+            << compute_s[0] / 8 * 1e3 << " ms, A100 node " << compute_s[1] / 8 * 1e3
+            << " ms; iteration 1 node " << one_node_s * 1e3 << " ms, 2 nodes " << two_nodes_s * 1e3
+            << " ms");
+    REQUIRE(compute_s.size() == 2);
+    CHECK(compute_s[1] < 0.8 * compute_s[0]);
+    CHECK(two_nodes_s >= one_node_s);
+    std::filesystem::remove_all(base);
+    std::filesystem::remove(base.string() + ".txt");
   }
 }
