@@ -1,12 +1,17 @@
-// `scalecast sweep`: run a scenario over a grid of parameters, one process per point.
+// `scalecast sweep`: run a scenario over a grid of parameters, one process per point, planned as
+// files (cli/sweep_plan.hpp) so that a sweep resumes after an interruption and runs as a Slurm
+// job array.
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/point_runner.hpp"
+#include "cli/sweep_plan.hpp"
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
 #include "sim/outputs.hpp"
@@ -22,6 +27,12 @@ struct SweepOptions {
   std::vector<std::string> overrides;
   std::string out_dir = "sweep";
   int jobs = 0;
+  bool slurm = false;               // plan and write Slurm scripts instead of running
+  std::vector<std::string> sbatch;  // extra sbatch arguments for the scripts
+  int slurm_max_running = 0;        // array throttle (%N), 0: none
+  int run_task = -1;                // run this planned point (a Slurm array task)
+  bool merge = false;               // merge the results of a planned sweep
+  bool missing = false;             // print the ids of the points without a result
 };
 
 // "1,2,4" or "1..4608" (doubling from the first, plus the last).
@@ -53,60 +64,105 @@ std::vector<int> parse_nodes(const std::string& text) {
   return out;
 }
 
+// The Slurm scripts of a planned sweep: an array job whose task i runs point i, a merge job
+// after it, and submit.sh, which submits both (only the points without a result: a resubmission
+// after failures or a time limit runs what is left).
+void write_slurm_scripts(const SweepPlan& plan, const SweepOptions& o) {
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string dir = plan.dir + "/slurm";
+  std::filesystem::create_directories(dir);
+  std::string sbatch_args;
+  for (const std::string& a : o.sbatch) sbatch_args += " " + a;
+  common::write_file_atomic(
+      dir + "/array.sh",
+      fmt::format("#!/bin/bash\n"
+                  "# One sweep point per array task (scalecast sweep --slurm). Task i runs point i "
+                  "of {0}/points.jsonl.\n"
+                  "#SBATCH --job-name=scalecast-sweep\n"
+                  "#SBATCH --ntasks=1\n"
+                  "#SBATCH --output={1}/point-%a.out\n"
+                  "cd {2} || exit 1\n"
+                  "exec {3} --quiet sweep --run-task \"$SLURM_ARRAY_TASK_ID\" --out {0}\n",
+                  plan.dir, dir, plan.workdir, exe));
+  common::write_file_atomic(
+      dir + "/merge.sh",
+      fmt::format("#!/bin/bash\n"
+                  "# Merges the sweep's results into summaries and sweep.csv once every point "
+                  "ran.\n"
+                  "#SBATCH --job-name=scalecast-merge\n"
+                  "#SBATCH --ntasks=1\n"
+                  "#SBATCH --output={1}/merge.out\n"
+                  "cd {2} || exit 1\n"
+                  "exec {3} sweep --merge --out {0}\n",
+                  plan.dir, dir, plan.workdir, exe));
+  common::write_file_atomic(
+      dir + "/submit.sh",
+      fmt::format("#!/bin/bash\n"
+                  "# Submits the points of {0} that have no result yet as a job array, and the "
+                  "merge after them.\n"
+                  "# Extra arguments go to both sbatch calls (e.g. --wait on the merge: "
+                  "SCALECAST_MERGE_WAIT=1).\n"
+                  "set -euo pipefail\n"
+                  "ids=$({1} sweep --missing --out {0})\n"
+                  "wait_flag=()\n"
+                  "[[ ${{SCALECAST_MERGE_WAIT:-0}} == 1 ]] && wait_flag=(--wait)\n"
+                  "if [[ -z $ids ]]; then\n"
+                  "  exec sbatch --parsable \"${{wait_flag[@]}}\"{2} \"$@\" {3}/merge.sh\n"
+                  "fi\n"
+                  "jid=$(sbatch --parsable --array=\"$ids\"{4}{2} \"$@\" {3}/array.sh)\n"
+                  "echo \"array job $jid: points $ids\" >&2\n"
+                  "exec sbatch --parsable \"${{wait_flag[@]}}\" --dependency=afterok:\"$jid\"{2} "
+                  "\"$@\" {3}/merge.sh\n",
+                  plan.dir, exe, sbatch_args, dir,
+                  o.slurm_max_running > 0 ? fmt::format("%{}", o.slurm_max_running) : ""));
+  std::filesystem::permissions(dir + "/submit.sh", std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+}
+
 int run_sweep(const SweepOptions& o) {
-  // Axis combinations: the cartesian product of every --axis KEY=V1,V2.
-  std::vector<std::vector<std::string>> combos = {{}};
-  std::vector<std::string> keys;
-  for (const std::string& axis : o.axes) {
-    const auto eq = axis.find('=');
-    if (eq == std::string::npos)
-      throw common::ConfigError("--axis", 0, 0, axis, "expected KEY=V1,V2");
-    keys.push_back(axis.substr(0, eq));
-    std::vector<std::vector<std::string>> next;
-    std::stringstream ss(axis.substr(eq + 1));
-    std::vector<std::string> values;
-    for (std::string v; std::getline(ss, v, ',');) values.push_back(v);
-    for (const auto& c : combos)
-      for (const std::string& v : values) {
-        auto n = c;
-        n.push_back(keys.back() + "=" + v);
-        next.push_back(n);
-      }
-    combos = next;
+  if (o.run_task >= 0 || o.merge || o.missing) {
+    if (!o.scenario.empty())
+      throw common::ConfigError("command line", 0, 0, "sweep",
+                                "--run-task, --merge and --missing take the sweep folder (--out), "
+                                "not a scenario");
+    const SweepPlan plan = read_plan(o.out_dir);
+    std::filesystem::current_path(plan.workdir);  // the scenario's relative paths
+    if (o.missing) {
+      fmt::print("{}\n", id_ranges(missing_points(plan)));
+      return kExitOk;
+    }
+    if (o.run_task >= 0) {
+      run_points({point_job(plan, o.run_task)}, 1);
+      return kExitOk;
+    }
+    std::fputs(merge_results(plan).c_str(), stdout);
+    return kExitOk;
   }
+  if (o.scenario.empty())
+    throw common::ConfigError("command line", 0, 0, "sweep",
+                              "give a scenario, or --run-task ID / --merge / --missing with --out");
   const sim::Scenario base = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
   const std::vector<int> nodes = o.nodes.empty() ? base.nodes : parse_nodes(o.nodes);
-  std::ostringstream csv;
-  for (const std::string& k : keys) csv << k << ',';
-  csv << "nodes,gpus,iteration_time_s,throughput_samples_per_s,efficiency_vs_1_gpu,"
-         "efficiency_vs_1_node,compute_s,exposed_comm_s,io_stall_s,copy_s,idle_s,fidelity\n";
-  for (std::size_t c = 0; c < combos.size(); ++c) {
+  const SweepPlan plan = make_plan(o.scenario, o.overrides, o.axes, nodes, o.out_dir);
+  for (const auto& combo : plan.combos) {  // every combination must load before anything runs
     std::vector<std::string> sets = o.overrides;
-    sets.insert(sets.end(), combos[c].begin(), combos[c].end());
-    const sim::Scenario s = sim::load_scenario(o.scenario, sim::parse_overrides(sets));
-    const std::string dir =
-        o.out_dir + "/" + (combos.size() > 1 ? fmt::format("combo-{}", c) : "points");
-    const auto points = run_with_baselines(o.scenario, sets, nodes, dir, o.jobs);
-    std::fputs(sim::format_table(s, points).c_str(), stdout);
-    sim::write_summary(dir, s, points);
-    for (const auto& p : points) {
-      for (const std::string& kv : combos[c]) csv << kv.substr(kv.find('=') + 1) << ',';
-      const auto eff = [&](const char* k) {
-        const auto& v = p["scaling_efficiency"][k];
-        return v.is_null() ? std::string() : fmt::format("{:.9g}", v.get<double>());
-      };
-      const auto& b = p["breakdown"];
-      csv << p["nodes"].get<int>() << ',' << p["gpus"].get<int>() << ','
-          << fmt::format("{:.9g},{:.9g},", p["iteration_time_s"].get<double>(),
-                         p["throughput_samples_per_s"].get<double>())
-          << eff("vs_1_gpu") << ',' << eff("vs_1_node") << ','
-          << fmt::format("{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},", b["compute_s"].get<double>(),
-                         b["exposed_comm_s"].get<double>(), b["io_stall_s"].get<double>(),
-                         b["copy_s"].get<double>(), b["idle_s"].get<double>())
-          << p["fidelity"].get<std::string>() << '\n';
-    }
+    sets.insert(sets.end(), combo.begin(), combo.end());
+    sim::load_scenario(o.scenario, sim::parse_overrides(sets));
   }
-  common::write_file_atomic(o.out_dir + "/sweep.csv", csv.str());
+  write_plan(plan);
+  const std::vector<int> missing = missing_points(plan);
+  spdlog::info("sweep: {} points planned in {}, {} with a result, {} to run", plan.points.size(),
+               plan.dir, plan.points.size() - missing.size(), missing.size());
+  if (o.slurm) {
+    write_slurm_scripts(plan, o);
+    fmt::print("planned {} points in {} ({} to run); submit with: {}/slurm/submit.sh\n",
+               plan.points.size(), plan.dir, missing.size(), plan.dir);
+    return kExitOk;
+  }
+  std::vector<PointJob> jobs;
+  for (int id : missing) jobs.push_back(point_job(plan, id));
+  run_points(jobs, o.jobs);
+  std::fputs(merge_results(plan).c_str(), stdout);
   return kExitOk;
 }
 
@@ -116,9 +172,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<SweepOptions>();
   CLI::App* sub = app.add_subcommand(
       "sweep", "Run a scenario over node counts or other axes; one process per point, merged CSV");
-  sub->add_option("scenario", opts->scenario, "Scenario YAML file")
-      ->required()
-      ->check(CLI::ExistingFile);
+  sub->add_option("scenario", opts->scenario, "Scenario YAML file")->check(CLI::ExistingFile);
   sub->add_option("--nodes", opts->nodes,
                   "Node counts: a list '1,2,4' or a doubling range '1..4608'");
   sub->add_option("--axis", opts->axes,
@@ -130,6 +184,22 @@ void add_sweep_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("-j,--jobs", opts->jobs, "Points to run in parallel (default: number of cores)")
       ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--slurm", opts->slurm,
+                "Plan only, and write Slurm scripts (a job array of the points, a merge job "
+                "after it) to OUT/slurm/; submit with OUT/slurm/submit.sh");
+  sub->add_option("--sbatch", opts->sbatch,
+                  "Extra sbatch argument for the Slurm scripts (repeatable, e.g. "
+                  "--sbatch=--partition=batch)");
+  sub->add_option("--slurm-max-running", opts->slurm_max_running,
+                  "At most this many array tasks at once (sbatch --array=...%N)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--run-task", opts->run_task,
+                  "Run point ID of the sweep planned in --out (what an array task does)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--merge", opts->merge,
+                "Merge the results of the sweep planned in --out into summaries and sweep.csv");
+  sub->add_flag("--missing", opts->missing,
+                "Print the ids of the planned points without a result (a Slurm --array list)");
   sub->callback([opts, &action] { action = [opts]() -> int { return run_sweep(*opts); }; });
 }
 

@@ -72,10 +72,11 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
     while (next < points.size() && static_cast<int>(running.size()) < jobs && failure.empty()) {
       const PointJob& p = points[next];
       const std::string base = (tmp / ("point-" + std::to_string(next))).string();
+      const std::string json = p.json_path.empty() ? base + ".json" : p.json_path;
       std::vector<std::string> args = {exe, "--quiet", "run", p.scenario};
       for (const std::string& o : p.overrides) args.insert(args.end(), {"--set", o});
       args.insert(args.end(), {"--point", std::to_string(p.nodes), "--point-gpus",
-                               std::to_string(p.gpus_per_node), "--point-json", base + ".json"});
+                               std::to_string(p.gpus_per_node), "--point-json", json});
       if (!p.out_dir.empty()) args.insert(args.end(), {"--point-dir", p.out_dir});
       std::vector<char*> argv;
       for (std::string& a : args) argv.push_back(a.data());
@@ -88,7 +89,7 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
       const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
       posix_spawn_file_actions_destroy(&fa);
       if (rc != 0) throw std::runtime_error("cannot start a point process");
-      running[pid] = {pid, next, base + ".json", base + ".err"};
+      running[pid] = {pid, next, json, base + ".err"};
       ++next;
     }
     if (!running.empty()) reap_one();
@@ -108,13 +109,13 @@ std::vector<nlohmann::ordered_json> run_with_baselines(const std::string& scenar
   for (int n : nodes) {
     std::string dir;
     if (!out_dir.empty()) dir = single ? out_dir : out_dir + "/nodes-" + std::to_string(n);
-    points.push_back({scenario, overrides, n, 0, dir});
+    points.push_back({scenario, overrides, n, 0, dir, ""});
   }
   // Baselines: one GPU, and one node (unless the list has it).
-  points.push_back({scenario, overrides, 1, 1, ""});
+  points.push_back({scenario, overrides, 1, 1, "", ""});
   bool has_one_node = false;
   for (int n : nodes) has_one_node = has_one_node || n == 1;
-  if (!has_one_node) points.push_back({scenario, overrides, 1, 0, ""});
+  if (!has_one_node) points.push_back({scenario, overrides, 1, 0, "", ""});
   std::vector<nlohmann::ordered_json> res = run_points(points, jobs);
   const double tput_gpu = res[nodes.size()]["throughput_samples_per_s"].get<double>();
   double tput_node = 0.0;

@@ -16,6 +16,9 @@ struct PointJob {
   int nodes = 1;
   int gpus_per_node = 0;  // 0: scenario's
   std::string out_dir;    // per-point files; "" = none
+  // Where the child writes its summary JSON (atomically, so a killed child leaves none); "" = a
+  // temporary file. Sweeps keep it, so a rerun skips the points already done.
+  std::string json_path;
 };
 
 // Returns each point's summary JSON in input order; throws std::runtime_error naming the first

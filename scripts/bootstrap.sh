@@ -8,6 +8,7 @@ packages=(
   libsimgrid-dev libyaml-cpp-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libeigen3-dev libboost-graph-dev doctest-dev libprotobuf-dev protobuf-compiler
   libbenchmark-dev libsqlite3-dev python3 python3-matplotlib
+  slurm-wlm munge
 )
 
 missing=()

@@ -1,0 +1,243 @@
+#include "cli/sweep_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/atomic_file.hpp"
+#include "common/config_error.hpp"
+#include "sim/outputs.hpp"
+#include "sim/scenario.hpp"
+
+namespace scalecast::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string plan_json(const SweepPlan& p) {
+  Json j;
+  j["workdir"] = p.workdir;
+  j["scenario"] = p.scenario;
+  j["overrides"] = p.overrides;
+  j["keys"] = p.keys;
+  j["combos"] = p.combos;
+  j["nodes"] = p.nodes;
+  return j.dump(2) + "\n";
+}
+
+std::string points_jsonl(const SweepPlan& p) {
+  std::string out;
+  for (const PlannedPoint& q : p.points) {
+    Json j;
+    j["id"] = q.id;
+    j["combo"] = q.combo;
+    j["nodes"] = q.nodes;
+    j["gpus_per_node"] = q.gpus_per_node;
+    j["role"] = q.role;
+    j["out_dir"] = q.out_dir;
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+std::vector<std::string> point_sets(const SweepPlan& plan, int combo) {
+  std::vector<std::string> sets = plan.overrides;
+  sets.insert(sets.end(), plan.combos[combo].begin(), plan.combos[combo].end());
+  return sets;
+}
+
+std::string combo_dir(const SweepPlan& plan, int combo) {
+  return plan.dir + "/" +
+         (plan.combos.size() > 1 ? fmt::format("combo-{}", combo) : std::string("points"));
+}
+
+}  // namespace
+
+SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>& overrides,
+                    const std::vector<std::string>& axes, const std::vector<int>& nodes,
+                    const std::string& dir) {
+  SweepPlan plan;
+  plan.dir = fs::absolute(dir).lexically_normal().string();
+  plan.workdir = fs::current_path().string();
+  plan.scenario = fs::absolute(scenario).lexically_normal().string();
+  plan.overrides = overrides;
+  plan.nodes = nodes;
+  plan.combos = {{}};
+  for (const std::string& axis : axes) {
+    const auto eq = axis.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == axis.size())
+      throw common::ConfigError("--axis", 0, 0, axis, "expected KEY=V1,V2");
+    plan.keys.push_back(axis.substr(0, eq));
+    std::vector<std::string> values;
+    std::stringstream ss(axis.substr(eq + 1));
+    for (std::string v; std::getline(ss, v, ',');) values.push_back(v);
+    std::vector<std::vector<std::string>> next;
+    for (const auto& c : plan.combos)
+      for (const std::string& v : values) {
+        auto n = c;
+        n.push_back(plan.keys.back() + "=" + v);
+        next.push_back(n);
+      }
+    plan.combos = next;
+  }
+  bool has_one_node = false;
+  for (int n : nodes) has_one_node = has_one_node || n == 1;
+  for (int c = 0; c < static_cast<int>(plan.combos.size()); ++c) {
+    const std::string cdir = combo_dir(plan, c);
+    for (int n : nodes)
+      plan.points.push_back({static_cast<int>(plan.points.size()), c, n, 0, "point",
+                             nodes.size() == 1 ? cdir : cdir + "/nodes-" + std::to_string(n)});
+    plan.points.push_back({static_cast<int>(plan.points.size()), c, 1, 1, "one_gpu", ""});
+    if (!has_one_node)
+      plan.points.push_back({static_cast<int>(plan.points.size()), c, 1, 0, "one_node", ""});
+  }
+  return plan;
+}
+
+void write_plan(const SweepPlan& plan) {
+  const std::string text = plan_json(plan), lines = points_jsonl(plan);
+  const std::string plan_path = plan.dir + "/plan.json";
+  if (fs::exists(plan_path)) {
+    if (read_file(plan_path) != text || read_file(plan.dir + "/points.jsonl") != lines)
+      throw common::ConfigError("command line", 0, 0, "--out",
+                                plan.dir +
+                                    " holds another sweep (its plan.json differs from this one); "
+                                    "give another --out, or remove the folder to start afresh");
+    return;  // the same sweep: resume it
+  }
+  fs::create_directories(plan.dir + "/results");
+  common::write_file_atomic(plan.dir + "/points.jsonl", lines);
+  common::write_file_atomic(plan_path, text);  // last: a plan.json means a complete plan
+}
+
+SweepPlan read_plan(const std::string& dir) {
+  SweepPlan plan;
+  plan.dir = fs::absolute(dir).lexically_normal().string();
+  const std::string path = plan.dir + "/plan.json";
+  if (!fs::exists(path))
+    throw std::runtime_error(plan.dir +
+                             " holds no sweep plan (plan.json); plan one with "
+                             "`scalecast sweep SCENARIO --out " +
+                             dir + "`");
+  try {
+    const Json j = Json::parse(read_file(path));
+    plan.workdir = j.at("workdir").get<std::string>();
+    plan.scenario = j.at("scenario").get<std::string>();
+    plan.overrides = j.at("overrides").get<std::vector<std::string>>();
+    plan.keys = j.at("keys").get<std::vector<std::string>>();
+    plan.combos = j.at("combos").get<std::vector<std::vector<std::string>>>();
+    plan.nodes = j.at("nodes").get<std::vector<int>>();
+    std::istringstream lines(read_file(plan.dir + "/points.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+      const Json p = Json::parse(line);
+      plan.points.push_back({p.at("id").get<int>(), p.at("combo").get<int>(),
+                             p.at("nodes").get<int>(), p.at("gpus_per_node").get<int>(),
+                             p.at("role").get<std::string>(), p.at("out_dir").get<std::string>()});
+      if (plan.points.back().id != static_cast<int>(plan.points.size()) - 1 ||
+          plan.points.back().combo < 0 ||
+          plan.points.back().combo >= static_cast<int>(plan.combos.size()))
+        throw std::runtime_error("point " + std::to_string(plan.points.size() - 1) +
+                                 " is out of order or names no combination");
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: malformed sweep plan: {}", path, e.what()));
+  }
+  return plan;
+}
+
+std::string result_path(const SweepPlan& plan, int id) {
+  return fmt::format("{}/results/point-{}.json", plan.dir, id);
+}
+
+std::vector<int> missing_points(const SweepPlan& plan) {
+  std::vector<int> ids;
+  for (const PlannedPoint& p : plan.points)
+    if (!fs::exists(result_path(plan, p.id))) ids.push_back(p.id);
+  return ids;
+}
+
+PointJob point_job(const SweepPlan& plan, int id) {
+  if (id < 0 || id >= static_cast<int>(plan.points.size()))
+    throw std::runtime_error(fmt::format("{}: no point {} (the plan has {}, ids 0 to {})", plan.dir,
+                                         id, plan.points.size(), plan.points.size() - 1));
+  const PlannedPoint& p = plan.points[id];
+  PointJob job{plan.scenario, point_sets(plan, p.combo), p.nodes, p.gpus_per_node, p.out_dir, ""};
+  job.json_path = result_path(plan, id);
+  return job;
+}
+
+std::string merge_results(const SweepPlan& plan) {
+  const std::vector<int> missing = missing_points(plan);
+  if (!missing.empty())
+    throw std::runtime_error(fmt::format(
+        "{}: {} of {} points have no result yet (ids {}); run them with `scalecast sweep {} "
+        "--out {}` or as array tasks `scalecast sweep --run-task ID --out {}`",
+        plan.dir, missing.size(), plan.points.size(), id_ranges(missing), plan.scenario, plan.dir,
+        plan.dir));
+  std::ostringstream csv;
+  for (const std::string& k : plan.keys) csv << k << ',';
+  csv << "nodes,gpus,iteration_time_s,throughput_samples_per_s,efficiency_vs_1_gpu,"
+         "efficiency_vs_1_node,compute_s,exposed_comm_s,io_stall_s,copy_s,idle_s,fidelity\n";
+  std::string tables;
+  for (int c = 0; c < static_cast<int>(plan.combos.size()); ++c) {
+    std::vector<Json> points;
+    double tput_gpu = 0.0, tput_node = 0.0;
+    for (const PlannedPoint& p : plan.points) {
+      if (p.combo != c) continue;
+      const Json r = Json::parse(read_file(result_path(plan, p.id)));
+      const double tput = r.at("throughput_samples_per_s").get<double>();
+      if (p.role == "point") points.push_back(r);
+      if (p.role == "one_gpu") tput_gpu = tput;
+      if (p.role == "one_node" || (p.role == "point" && p.nodes == 1)) tput_node = tput;
+    }
+    for (Json& p : points) sim::add_efficiency(p, tput_gpu, tput_node);
+    const sim::Scenario s =
+        sim::load_scenario(plan.scenario, sim::parse_overrides(point_sets(plan, c)));
+    tables += sim::format_table(s, points);
+    sim::write_summary(combo_dir(plan, c), s, points);
+    for (const Json& p : points) {
+      for (const std::string& kv : plan.combos[c]) csv << kv.substr(kv.find('=') + 1) << ',';
+      const auto eff = [&](const char* k) {
+        const Json& v = p["scaling_efficiency"][k];
+        return v.is_null() ? std::string() : fmt::format("{:.9g}", v.get<double>());
+      };
+      const Json& b = p["breakdown"];
+      csv << p["nodes"].get<int>() << ',' << p["gpus"].get<int>() << ','
+          << fmt::format("{:.9g},{:.9g},", p["iteration_time_s"].get<double>(),
+                         p["throughput_samples_per_s"].get<double>())
+          << eff("vs_1_gpu") << ',' << eff("vs_1_node") << ','
+          << fmt::format("{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},", b["compute_s"].get<double>(),
+                         b["exposed_comm_s"].get<double>(), b["io_stall_s"].get<double>(),
+                         b["copy_s"].get<double>(), b["idle_s"].get<double>())
+          << p["fidelity"].get<std::string>() << '\n';
+    }
+  }
+  common::write_file_atomic(plan.dir + "/sweep.csv", csv.str());
+  return tables;
+}
+
+std::string id_ranges(const std::vector<int>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += j == i ? std::to_string(ids[i]) : fmt::format("{}-{}", ids[i], ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace scalecast::cli
