@@ -3,7 +3,11 @@
 // job array.
 
 #include <fmt/format.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <memory>
@@ -14,8 +18,11 @@
 #include "cli/sweep_plan.hpp"
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
+#include "platforms/data_dir.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
+
+extern char** environ;
 
 namespace scalecast::cli {
 namespace {
@@ -119,6 +126,36 @@ void write_slurm_scripts(const SweepPlan& plan, const SweepOptions& o) {
                                std::filesystem::perm_options::add);
 }
 
+// scaling.png and breakdown.png next to sweep.csv, drawn by scripts/plot_sweep.py with Debian's
+// python3 (which carries python3-matplotlib; a pyenv shim first on PATH may not). Plots are an
+// extra: without python3 or the script the sweep still succeeds, and says why there are none.
+void draw_plots(const std::string& dir) {
+  const std::string script = platforms::find_data_file("scripts/plot_sweep.py");
+  const std::string python =
+      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (script.empty()) {
+    spdlog::warn("sweep: no plots: scripts/plot_sweep.py not found (set SCALECAST_DATA_DIR)");
+    return;
+  }
+  std::vector<std::string> args = {python, script, dir};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, python.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  int status = 0;
+  if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    spdlog::warn("sweep: no plots: {} {} failed (python3-matplotlib missing?)", python, script);
+    return;
+  }
+  spdlog::info("sweep: plots {}/scaling.png, {}/breakdown.png", dir, dir);
+}
+
 int run_sweep(const SweepOptions& o) {
   if (o.run_task >= 0 || o.merge || o.missing) {
     if (!o.scenario.empty())
@@ -136,6 +173,7 @@ int run_sweep(const SweepOptions& o) {
       return kExitOk;
     }
     std::fputs(merge_results(plan).c_str(), stdout);
+    draw_plots(plan.dir);
     return kExitOk;
   }
   if (o.scenario.empty())
@@ -163,6 +201,7 @@ int run_sweep(const SweepOptions& o) {
   for (int id : missing) jobs.push_back(point_job(plan, id));
   run_points(jobs, o.jobs);
   std::fputs(merge_results(plan).c_str(), stdout);
+  draw_plots(plan.dir);
   return kExitOk;
 }
 

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Plots of a merged sweep (SWEEP_DIR/sweep.csv, written by `scalecast sweep`):
+SWEEP_DIR/scaling.png, throughput and scaling efficiency against GPUs, one line per axis
+combination; SWEEP_DIR/breakdown.png, the iteration split into compute, exposed communication,
+I/O stall, copies and idle per node count, one panel per combination.
+
+Usage: plot_sweep.py SWEEP_DIR   (`scalecast sweep` runs it after merging when python3 and
+matplotlib are there)."""
+import csv
+import os
+import sys
+from collections import OrderedDict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+FIXED = ["nodes", "gpus", "iteration_time_s", "throughput_samples_per_s", "efficiency_vs_1_gpu",
+         "efficiency_vs_1_node", "compute_s", "exposed_comm_s", "io_stall_s", "copy_s", "idle_s",
+         "fidelity"]
+PARTS = [("compute_s", "compute"), ("exposed_comm_s", "exposed communication"),
+         ("io_stall_s", "I/O stall"), ("copy_s", "copies"), ("idle_s", "idle")]
+# No timestamps or versions in the files: the same sweep gives the same bytes.
+PNG_METADATA = {"Software": None}
+
+
+def read_sweep(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        sys.exit(f"plot_sweep: {path} has no points")
+    header = list(rows[0].keys())
+    missing = [c for c in FIXED if c not in header]
+    if missing:
+        sys.exit(f"plot_sweep: {path} lacks the columns {', '.join(missing)}")
+    axes = header[:header.index("nodes")]
+    combos = OrderedDict()
+    for r in rows:
+        key = ", ".join(f"{a}={r[a]}" for a in axes) or "scenario"
+        combos.setdefault(key, []).append(r)
+    return combos
+
+
+def number(text):
+    return float(text) if text != "" else float("nan")
+
+
+def plot_scaling(combos, path):
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 7.2), sharex=True)
+    for i, (key, rows) in enumerate(combos.items()):
+        rows = sorted(rows, key=lambda r: int(r["gpus"]))
+        gpus = [int(r["gpus"]) for r in rows]
+        color = f"C{i % 10}"
+        top.plot(gpus, [number(r["throughput_samples_per_s"]) for r in rows], "o-", color=color,
+                 label=key)
+        bottom.plot(gpus, [100 * number(r["efficiency_vs_1_gpu"]) for r in rows], "o-",
+                    color=color, label=key)
+    top.set_xscale("log", base=2)
+    top.set_yscale("log")
+    top.set_ylabel("throughput (samples/s)")
+    top.grid(True, which="both", alpha=0.3)
+    top.legend(fontsize=7)
+    bottom.set_xlabel("GPUs")
+    bottom.set_ylabel("scaling efficiency vs 1 GPU (%)")
+    bottom.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata=PNG_METADATA)
+    plt.close(fig)
+
+
+def plot_breakdown(combos, path):
+    n = len(combos)
+    fig, panels = plt.subplots(n, 1, figsize=(6.4, 2.0 + 2.6 * n), squeeze=False)
+    for (key, rows), ax in zip(combos.items(), panels[:, 0]):
+        rows = sorted(rows, key=lambda r: int(r["nodes"]))
+        x = range(len(rows))
+        bottom = [0.0] * len(rows)
+        for j, (col, label) in enumerate(PARTS):
+            ms = [1e3 * number(r[col]) for r in rows]
+            ax.bar(x, ms, bottom=bottom, color=f"C{j}", label=label)
+            bottom = [b + m for b, m in zip(bottom, ms)]
+        ax.set_xticks(list(x), [r["nodes"] for r in rows])
+        ax.set_xlabel("nodes")
+        ax.set_ylabel("ms per iteration")
+        ax.set_title(key, fontsize=9)
+    panels[0, 0].legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata=PNG_METADATA)
+    plt.close(fig)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    folder = sys.argv[1]
+    combos = read_sweep(os.path.join(folder, "sweep.csv"))
+    plot_scaling(combos, os.path.join(folder, "scaling.png"))
+    plot_breakdown(combos, os.path.join(folder, "breakdown.png"))
+    print(f"plot_sweep: {folder}/scaling.png, {folder}/breakdown.png")
+
+
+if __name__ == "__main__":
+    main()
