@@ -316,7 +316,7 @@ Job::Job(const SimulatedPlatform& platform, JobSpec spec)
     const InputPipelineSpec& in = s->spec.input;
     for (int r = 0; r < s->ranks; ++r) {
       if (!s->has_pipe(r)) continue;
-      if (in.source != InputSource::kMemory)
+      if (in.source == InputSource::kNvme)
         sg4::Actor::create(s->spec.name + "/read" + std::to_string(r), s->cpu_host[r],
                            [s, r] { s->input_stage(r, State::kReadStage); });
       if (in.decode_samples_per_s > 0.0)
@@ -325,9 +325,9 @@ Job::Job(const SimulatedPlatform& platform, JobSpec spec)
       sg4::Actor::create(s->spec.name + "/h2d" + std::to_string(r), s->cpu_host[r],
                          [s, r] { s->input_stage(r, State::kCopyStage); });
     }
-    for (int m = 0; m < static_cast<int>(s->mirrors.size()); ++m)
-      sg4::Actor::create(s->spec.name + "/mirror" + std::to_string(m), s->mirrors[m].host,
-                         [s, m] { s->mirror_main(m); });
+    for (int m = 0; m < static_cast<int>(s->readers.size()); ++m)
+      sg4::Actor::create(s->spec.name + "/pfsread" + std::to_string(m), s->readers[m].host,
+                         [s, m] { s->pfs_reader_main(m); });
     for (int k = 0; k < static_cast<int>(s->pfs.size()); ++k)
       sg4::Actor::create(s->spec.name + "/pfs" + std::to_string(k), s->pfs[k].host,
                          [s, k] { s->pfs_server_main(k); });

@@ -36,8 +36,6 @@ void Job::State::setup_input(const SimulatedPlatform& platform) {
   for (int r = 0; r < piped; ++r) {
     pipe[r].mutex = sg4::Mutex::create();
     pipe[r].cv = sg4::ConditionVariable::create();
-    if (in.source == InputSource::kPfs)
-      pipe[r].box = sg4::Mailbox::by_name(spec.name + "/input/" + std::to_string(r));
   }
   batch_gate = std::make_unique<Gate>(gpus);
   if (in.source == InputSource::kNvme) {
@@ -62,60 +60,95 @@ void Job::State::setup_input(const SimulatedPlatform& platform) {
       pfs[k].mutex = sg4::Mutex::create();
       pfs[k].cv = sg4::ConditionVariable::create();
     }
-    if (shortcut) {
-      // Every other node reads what node 0 reads at the same time, so the file system and the
-      // fabric carry all nodes' reads: one reader per node and CPU host (a rank's data lands on
-      // its socket's CPU, as node 0's do), issuing one flow per rank.
-      read_gate = std::make_unique<Gate>(gpus);
-      for (int n = 1; n < nodes; ++n) {
-        const std::size_t first = mirrors.size();
-        for (int g = 0; g < gpus; ++g) {
-          const int r = n * gpus + g;
-          auto it = std::find_if(mirrors.begin() + first, mirrors.end(),
-                                 [&](const Mirror& m) { return m.host == cpu_host[r]; });
-          if (it == mirrors.end()) {
-            mirrors.push_back({cpu_host[r], {}, nullptr});
-            it = mirrors.end() - 1;
-          }
-          it->ranks.push_back(r);
+    // One reader per (node, CPU host): a rank's data lands on its socket's CPU. Under the
+    // shortcut every other node reads what node 0 reads at the same time (mirror readers), so
+    // the file system and the fabric carry all nodes' reads.
+    int node0_readers = 0;
+    for (int n = 0; n < nodes; ++n) {
+      const std::size_t first = readers.size();
+      for (int g = 0; g < gpus; ++g) {
+        const int r = n * gpus + g;
+        auto it = std::find_if(readers.begin() + first, readers.end(),
+                               [&](const PfsReader& x) { return x.host == cpu_host[r]; });
+        if (it == readers.end()) {
+          readers.push_back({cpu_host[r], {}, nullptr, shortcut && n > 0});
+          it = readers.end() - 1;
+          if (n == 0) ++node0_readers;
         }
+        it->ranks.push_back(r);
       }
-      for (std::size_t m = 0; m < mirrors.size(); ++m)
-        mirrors[m].box = sg4::Mailbox::by_name(spec.name + "/input/m" + std::to_string(m));
     }
+    if (shortcut) read_gate = std::make_unique<Gate>(node0_readers);
+    for (std::size_t k = 0; k < readers.size(); ++k)
+      readers[k].box = sg4::Mailbox::by_name(spec.name + "/input/" + std::to_string(k));
   }
 }
 
-void Job::State::storage_read(const std::vector<int>& readers, int batch, sg4::Mailbox* box) {
-  const double bytes = spec.program.batch_per_gpu * spec.input.stored_bytes_per_sample;
-  const auto size = static_cast<sg_size_t>(bytes);
-  std::vector<sg4::IoPtr> ios;
-  if (spec.input.source == InputSource::kNvme) {
-    for (int r : readers) ios.push_back(nvme_disk[r / gpus]->read_async(size));
+void Job::State::wait_stage_input(int rank, InputStage stage, int batch) {
+  const InputPipelineSpec& in = spec.input;
+  const bool has[3] = {in.source != InputSource::kMemory, in.decode_samples_per_s > 0.0, true};
+  int prev = -1;  // the stage feeding this one
+  for (int s = 0; s < stage; ++s)
+    if (has[s]) prev = s;
+  Pipe& p = pipe[rank];
+  std::unique_lock lock(*p.mutex);
+  if (prev < 0) {
+    // The first stage may start batch b once compute has finished iteration b - 1 - depth.
+    while (p.consumed < batch - in.prefetch_depth) p.cv->wait(lock);
   } else {
-    // The server of rank r for batch b rotates, (r + b) mod servers, so the ranks spread evenly
-    // over the (aggregated) servers, as striped files do. The disk read and the network flow run
-    // at the same time (a server streams), so the read takes the longer of the two.
-    std::vector<sg4::CommPtr> comms;
-    std::vector<char*> payloads(readers.size(), nullptr);
-    for (std::size_t i = 0; i < readers.size(); ++i) {
-      PfsServer& server = pfs[(readers[i] + batch) % pfs.size()];
-      ios.push_back(server.disk->read_async(size));
-      {
-        std::unique_lock lock(*server.mutex);
-        server.queue.push_back({box, bytes});
-        server.cv->notify_all();
-      }
-      comms.push_back(box->get_async<char>(&payloads[i]));
-    }
-    sg4::Comm::wait_all(comms);
+    while (p.done[prev] <= batch) p.cv->wait(lock);
   }
-  for (const sg4::IoPtr& io : ios) io->wait();
+}
+
+void Job::State::stage_done(int rank, InputStage stage, int batch) {
+  Pipe& p = pipe[rank];
+  std::unique_lock lock(*p.mutex);
+  p.done[stage] = batch + 1;
+  p.cv->notify_all();
+}
+
+void Job::State::pfs_reader_main(int k) {
+  const PfsReader& reader = readers[k];
+  const int total = spec.warmup + spec.iterations;
+  const double bytes = spec.program.batch_per_gpu * spec.input.stored_bytes_per_sample;
+  const double all_bytes = bytes * static_cast<double>(reader.ranks.size());
+  const auto node = reader.ranks.front() / gpus;
+  for (int b = 0; b < total; ++b) {
+    if (reader.mirror) {
+      read_gate->wait(b);
+    } else {
+      for (int r : reader.ranks) wait_stage_input(r, kReadStage, b);
+      if (read_gate) read_gate->arrive(b);
+    }
+    const double t0 = sg4::Engine::get_clock();
+    // The server of reader k for batch b rotates, (k + b) mod servers, so the readers spread
+    // evenly over the (aggregated) servers, as striped files do. The disk read and the network
+    // flow run at the same time (a server streams), so the read takes the longer of the two.
+    PfsServer& server = pfs[(k + b) % pfs.size()];
+    sg4::IoPtr io = server.disk->read_async(static_cast<sg_size_t>(all_bytes));
+    {
+      std::unique_lock lock(*server.mutex);
+      server.queue.push_back({reader.box, all_bytes});
+      server.cv->notify_all();
+    }
+    reader.box->get<char>();
+    io->wait();
+    if (reader.mirror) continue;
+    recorder.add_bytes(LinkClass::kStorage, all_bytes, shortcut ? nodes : 1);
+    for (int r : reader.ranks) {
+      if (traced[node])
+        recorder.add({r, Stream::kRead, b, t0, sg4::Engine::get_clock(), "read", "", bytes});
+      stage_done(r, kReadStage, b);
+    }
+  }
 }
 
 void Job::State::pfs_server_main(int k) {
   sg4::Actor::self()->daemonize();  // serves until the job's other actors are done
   PfsServer& server = pfs[k];
+  // Sends are kept, not detached: SimGrid 3.32 searches a list of all detached communications
+  // on every completion (quadratic with thousands of readers); finished ones are dropped here.
+  std::vector<sg4::CommPtr> sending;
   for (;;) {
     std::vector<PfsRequest> work;
     {
@@ -123,48 +156,26 @@ void Job::State::pfs_server_main(int k) {
       while (server.queue.empty()) server.cv->wait(lock);
       work.swap(server.queue);
     }
+    std::erase_if(sending, [](const sg4::CommPtr& c) { return c->test(); });
     for (const PfsRequest& req : work)
-      req.to->put_init(&kPayload, static_cast<std::uint64_t>(req.bytes))->detach();
-  }
-}
-
-void Job::State::mirror_main(int m) {
-  const Mirror& mirror = mirrors[m];
-  const int total = spec.warmup + spec.iterations;
-  for (int b = 0; b < total; ++b) {
-    read_gate->wait(b);
-    storage_read(mirror.ranks, b, mirror.box);
+      sending.push_back(req.to->put_async(&kPayload, static_cast<std::uint64_t>(req.bytes)));
   }
 }
 
 void Job::State::input_stage(int rank, InputStage stage) {
   const InputPipelineSpec& in = spec.input;
-  const bool has[3] = {in.source != InputSource::kMemory, in.decode_samples_per_s > 0.0, true};
-  int prev = -1;  // the stage feeding this one
-  for (int s = 0; s < stage; ++s)
-    if (has[s]) prev = s;
-  Pipe& p = pipe[rank];
   const int node = rank / gpus;
   const int total = spec.warmup + spec.iterations;
   const int batch = spec.program.batch_per_gpu;
   for (int b = 0; b < total; ++b) {
-    {
-      std::unique_lock lock(*p.mutex);
-      if (prev < 0) {
-        // The first stage may start batch b once compute has finished iteration b - 1 - depth.
-        while (p.consumed < b - in.prefetch_depth) p.cv->wait(lock);
-      } else {
-        while (p.done[prev] <= b) p.cv->wait(lock);
-      }
-    }
+    wait_stage_input(rank, stage, b);
     const double t0 = sg4::Engine::get_clock();
     double bytes = 0.0;
     Stream track = Stream::kCopy;
     const char* name = "h2d_input";
-    if (stage == kReadStage) {
-      if (read_gate) read_gate->arrive(b);
-      storage_read({rank}, b, p.box);
+    if (stage == kReadStage) {  // NVMe: the node's disk, shared by its ranks' reads
       bytes = batch * in.stored_bytes_per_sample;
+      nvme_disk[node]->read(static_cast<sg_size_t>(bytes));
       recorder.add_bytes(LinkClass::kStorage, bytes, shortcut ? nodes : 1);
       track = Stream::kRead;
       name = "read";
@@ -184,9 +195,7 @@ void Job::State::input_stage(int rank, InputStage stage) {
     }
     if (traced[node] && (stage != kCopyStage || bytes > 0.0))
       recorder.add({rank, track, b, t0, sg4::Engine::get_clock(), name, "", bytes});
-    std::unique_lock lock(*p.mutex);
-    p.done[stage] = b + 1;
-    p.cv->notify_all();
+    stage_done(rank, stage, b);
   }
 }
 

@@ -81,7 +81,6 @@ struct Job::State {
     int consumed = 0;
     simgrid::s4u::MutexPtr mutex;
     simgrid::s4u::ConditionVariablePtr cv;
-    simgrid::s4u::Mailbox* box = nullptr;  // PFS data arrives here
   };
   std::vector<Pipe> pipe;                      // per rank (node 0 only with the shortcut)
   std::vector<simgrid::s4u::Disk*> nvme_disk;  // per job-local node
@@ -97,23 +96,28 @@ struct Job::State {
     simgrid::s4u::ConditionVariablePtr cv;
   };
   std::vector<PfsServer> pfs;
-  // Shortcut with PFS: a reader per (node >= 1, CPU host) mirrors node 0's reads.
-  struct Mirror {
+  // PFS reads: one reader per (node, CPU host) reads the batches of that socket's ranks as one
+  // flow (the node's file-system client); under the shortcut, nodes >= 1 have mirror readers
+  // that read when node 0's do, so the file system carries every node's load.
+  struct PfsReader {
     simgrid::s4u::Host* host;
     std::vector<int> ranks;
     simgrid::s4u::Mailbox* box;
+    bool mirror;
   };
-  std::vector<Mirror> mirrors;
+  std::vector<PfsReader> readers;
   std::unique_ptr<Gate> read_gate, batch_gate;
   bool has_pipe(int rank) const { return !pipe.empty() && (!shortcut || rank < gpus); }
   void setup_input(const SimulatedPlatform& platform);
   void input_stage(int rank, InputStage stage);
-  void mirror_main(int mirror);
+  void pfs_reader_main(int reader);
   void pfs_server_main(int server);
   // Blocks until batch `iteration` is on the GPU; records the stall since `t_iter`.
   double wait_batch(int rank, int iteration, double t_iter);
   void release_batch(int rank, int iteration);
-  void storage_read(const std::vector<int>& ranks, int batch, simgrid::s4u::Mailbox* box);
+  // Waits until `rank`'s pipeline may start reading `batch`, or the stage before `stage` is done.
+  void wait_stage_input(int rank, InputStage stage, int batch);
+  void stage_done(int rank, InputStage stage, int batch);
 
   State(const SimulatedPlatform& platform, JobSpec s);
   void rank_main(int rank);
