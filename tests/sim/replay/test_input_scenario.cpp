@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/config_error.hpp"
+#include "platforms/platform.hpp"
 #include "sim/scenario.hpp"
 
 using namespace scalecast::sim;
@@ -182,6 +183,9 @@ TEST_SUITE("slow") {
     const auto nvme = run_default(nodes, "nvme", base / "nvme");
     MESSAGE("PFS (2.5 TB/s aggregate):\n" << slurp(base.string() + "/pfs.txt"));
     MESSAGE("node-local NVMe (5.5 GB/s per node):\n" << slurp(base.string() + "/nvme.txt"));
+    double nic_factor = 1.0;
+    for (const auto& rule : scalecast::platforms::load_platform("summit").network_model.factors)
+      if (rule.link_class == "nic") nic_factor = rule.bandwidth_factor;
     const auto& pp = pfs["points"];
     const auto& np = nvme["points"];
     REQUIRE(pp.size() == 8);
@@ -195,11 +199,15 @@ TEST_SUITE("slow") {
       MESSAGE(n << " nodes: PFS demand at the achieved rate " << demand / 1e12
                 << " TB/s; io_stall PFS " << stall_pfs << " s, NVMe " << stall_nvme << " s");
       CHECK(stall_nvme == 0.0);
-      if (n <= 2048) CHECK(stall_pfs == 0.0);
+      if (n <= 3072) CHECK(stall_pfs == 0.0);
       if (n >= 4096) {
-        // Aggregate demand at the compute-bound rate exceeds 2.5 TB/s: the PFS caps the rate.
+        // Aggregate demand at the compute-bound rate exceeds what the PFS delivers: 2.5 TB/s
+        // times the calibrated network's bandwidth factor of the route (its slowest link class
+        // is the NIC: 0.92 in platforms/summit.yaml), so the PFS caps the rate.
         CHECK(stall_pfs > 0.0);
-        CHECK(demand == doctest::Approx(2.5e12).epsilon(0.05));
+        const double delivered = 2.5e12 * nic_factor;
+        INFO("demand " << demand << " B/s, PFS delivers " << delivered << " B/s");
+        CHECK(demand == doctest::Approx(delivered).epsilon(0.01));
       }
     }
     std::filesystem::remove_all(base);
