@@ -79,16 +79,19 @@ TEST_SUITE("unit") {
     CHECK(s.input.prefetch_depth == kDefaultPrefetchDepth);
     CHECK(s.input.decode_samples_per_s == 0.0);
     CHECK(s.input.decode_cores == 0.0);  // resolved from the platform per point
-    const Scenario d = load_scenario_text(
-        kBase, "in.yaml",
-        parse_overrides({"input.decode_rate=800", "input.decode_cores=3", "input.prefetch_depth=4"}));
+    const Scenario d =
+        load_scenario_text(kBase, "in.yaml",
+                           parse_overrides({"input.decode_rate=800", "input.decode_cores=3",
+                                            "input.prefetch_depth=4"}));
     CHECK(d.input.decode_samples_per_s == 800.0);
     CHECK(d.input.decode_cores == 3.0);
     CHECK(d.input.prefetch_depth == 4);
-    const Scenario off = load_scenario_text(kBase, "in.yaml", parse_overrides({"input.prefetch=false"}));
+    const Scenario off =
+        load_scenario_text(kBase, "in.yaml", parse_overrides({"input.prefetch=false"}));
     CHECK(off.input.prefetch_depth == 0);
     CHECK(!off.prefetch);
-    const Scenario mem = load_scenario_text("platform: summit\nmodel: resnet50\nnodes: 1\n", "m.yaml");
+    const Scenario mem =
+        load_scenario_text("platform: summit\nmodel: resnet50\nnodes: 1\n", "m.yaml");
     CHECK(mem.input.source == InputSource::kMemory);
     CHECK(!mem.input.staged());
   }
@@ -103,8 +106,8 @@ TEST_SUITE("unit") {
     CHECK(no_pfs.find("in.yaml:6:11: error: input.source") != std::string::npos);
     CHECK(no_pfs.find("dgx1-v100") != std::string::npos);
     CHECK(no_pfs.find("parallel file system") != std::string::npos);
-    const std::string no_nvme = error_of(with("platform: summit", "platform: dgx1-v100"),
-                                         {"input.source=nvme"});
+    const std::string no_nvme =
+        error_of(with("platform: summit", "platform: dgx1-v100"), {"input.source=nvme"});
     CHECK(no_nvme.find("NVMe") != std::string::npos);
     const std::string missing = error_of(with("  stored_sample_size: 110KB\n", ""));
     INFO(missing);
@@ -121,7 +124,8 @@ TEST_SUITE("unit") {
     CHECK(bad_rate.find("in.yaml:") != std::string::npos);
     CHECK(bad_rate.find("input.decode_rate") != std::string::npos);
     CHECK(bad_rate.find("positive") != std::string::npos);
-    const std::string bad_cores = error_of(kBase, {"input.decode_rate=500", "input.decode_cores=0"});
+    const std::string bad_cores =
+        error_of(kBase, {"input.decode_rate=500", "input.decode_cores=0"});
     CHECK(bad_cores.find("input.decode_cores") != std::string::npos);
     CHECK(bad_cores.find("positive") != std::string::npos);
     const std::string cores_alone = error_of(kBase, {"input.decode_cores=4"});
@@ -175,8 +179,8 @@ TEST_SUITE("unit") {
 
 TEST_SUITE("slow") {
   TEST_CASE("input: Summit ResNet-50 on PFS stalls at scale and on NVMe does not") {
-    const auto base =
-        std::filesystem::temp_directory_path() / ("scalecast-in-scale-" + std::to_string(::getpid()));
+    const auto base = std::filesystem::temp_directory_path() /
+                      ("scalecast-in-scale-" + std::to_string(::getpid()));
     std::filesystem::create_directories(base);
     const std::string nodes = "[1,64,512,1024,2048,3072,4096,4608]";
     const auto pfs = run_default(nodes, "pfs", base / "pfs");
