@@ -1,8 +1,9 @@
-// The staged input pipeline of a job (sim/input_pipeline.hpp): per rank, a read, a decode and a
-// copy actor on the rank's CPU host, each working through the batches in order, the first stage
-// at most `prefetch_depth` batches ahead of the batch compute is on. Storage reads are real
-// SimGrid activities: NVMe reads on the node's disk (shared by the node's ranks), PFS reads on a
-// storage server's disk plus a flow from the server to the rank's CPU over the platform's route.
+// The staged input pipeline of a job (sim/input_pipeline.hpp): per rank, a read (NVMe), a decode
+// and a copy actor on the rank's CPU host, each working through the batches in order, the first
+// stage at most `prefetch_depth` batches ahead of the batch compute is on; PFS reads are done by
+// one reader per node and CPU socket for the socket's ranks. Storage reads are real SimGrid
+// activities: NVMe reads on the node's disk (shared by the node's ranks), PFS reads on a storage
+// server's disk plus a flow from the server to the socket's CPU over the platform's route.
 
 #include <simgrid/s4u.hpp>
 
@@ -146,8 +147,8 @@ void Job::State::pfs_reader_main(int k) {
 void Job::State::pfs_server_main(int k) {
   sg4::Actor::self()->daemonize();  // serves until the job's other actors are done
   PfsServer& server = pfs[k];
-  // Sends are kept, not detached: SimGrid 3.32 searches a list of all detached communications
-  // on every completion (quadratic with thousands of readers); finished ones are dropped here.
+  // Sends are kept, not detached: with detached sends a list search on every completion took 15%
+  // of a full-Summit PFS run (perf, SimGrid 3.32); finished sends are dropped here instead.
   std::vector<sg4::CommPtr> sending;
   for (;;) {
     std::vector<PfsRequest> work;
