@@ -75,15 +75,29 @@ std::string num(double v) { return fmt::format("{:.9g}", v); }
 }  // namespace
 
 void write_point_files(const std::string& dir, const JobResult& r) {
+  // With a staged input pipeline: rank 0's storage-read and decode time inside each iteration
+  // (those stages work on later batches while this one computes).
+  const bool staged = r.input.staged();
+  const auto busy = [&](Stream track, const IterationRecord& it) {
+    double t = 0.0;  // one stage works on one batch at a time: its intervals do not overlap
+    for (const Interval& iv : r.intervals)
+      if (iv.rank == 0 && iv.stream == track)
+        t += std::max(0.0, std::min(iv.end_s, it.end_s) - std::max(iv.start_s, it.start_s));
+    return t;
+  };
   common::write_file_atomic(dir + "/iterations.csv", [&](std::ostream& o) {
     o << "iteration,start_s,end_s,time_s,compute_s,exposed_comm_s,io_stall_s,copy_s,idle_s,"
-         "comm_total_s,buckets\n";
-    for (const IterationRecord& it : r.iterations)
+         "comm_total_s,buckets"
+      << (staged ? ",read_s,decode_s" : "") << '\n';
+    for (const IterationRecord& it : r.iterations) {
       o << it.iteration << ',' << num(it.start_s) << ',' << num(it.end_s) << ','
         << num(it.end_s - it.start_s) << ',' << num(it.breakdown.compute_s) << ','
         << num(it.breakdown.exposed_comm_s) << ',' << num(it.breakdown.io_stall_s) << ','
         << num(it.breakdown.copy_s) << ',' << num(it.breakdown.idle_s) << ','
-        << num(it.comm_total_s) << ',' << it.buckets << '\n';
+        << num(it.comm_total_s) << ',' << it.buckets;
+      if (staged) o << ',' << num(busy(Stream::kRead, it)) << ',' << num(busy(Stream::kDecode, it));
+      o << '\n';
+    }
   });
   std::vector<const Interval*> sorted;
   sorted.reserve(r.intervals.size());

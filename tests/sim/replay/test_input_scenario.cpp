@@ -174,6 +174,9 @@ TEST_SUITE("unit") {
     const std::string ops = slurp(base / "a" / "ops.csv");
     CHECK(ops.find(",decode,") != std::string::npos);
     CHECK(ops.find(",read,") != std::string::npos);
+    const std::string iterations = slurp(base / "a" / "iterations.csv");
+    INFO(iterations);
+    CHECK(iterations.find(",read_s,decode_s\n") != std::string::npos);
     const std::string trace = slurp(base / "a" / "trace.json");
     CHECK(trace.find("gpu0/read") != std::string::npos);
     std::filesystem::remove_all(base);
