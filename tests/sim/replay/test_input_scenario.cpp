@@ -138,13 +138,14 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("input: a staged run writes the same bytes twice and reports its settings") {
+    // PFS at wave fidelity: node 0's pipelines, node 1's mirror readers, the server actors.
     const auto base =
         std::filesystem::temp_directory_path() / ("scalecast-in-det-" + std::to_string(::getpid()));
     std::filesystem::create_directories(base);
     for (const char* run : {"a", "b"}) {
       const std::string cmd = kTool +
                               " --quiet run scenarios/summit-resnet50.yaml --set nodes=2 "
-                              "--set iterations=1 --set input.source=nvme --set "
+                              "--set fidelity=wave --set iterations=1 --set input.source=pfs --set "
                               "input.stored_sample_size=110KB --set input.decode_rate=100 -j 2 "
                               "--out " +
                               (base / run).string() + " > " + (base / run).string() + ".txt";
@@ -160,7 +161,7 @@ TEST_SUITE("unit") {
     const auto summary = nlohmann::json::parse(slurp(base / "a" / "summary.json"));
     const auto& in = summary["input"];
     INFO(in.dump());
-    CHECK(in["source"] == "nvme");
+    CHECK(in["source"] == "pfs");
     CHECK(in["stored_sample_bytes"] == 110e3);
     CHECK(in["decode_rate_per_core"] == 100.0);
     CHECK(in["decode_cores"] == 7.0);  // Summit: 2 x 21 usable cores / 6 GPUs
