@@ -3,7 +3,8 @@
 // process: load the platform, build it, build and price the training step, replay, report.
 // Ops are priced by a datasheet roofline written here (60% of the tensor-core peak, 80% of HBM
 // bandwidth, 5 us launch) so the benchmark measures the engine, independent of calibration data.
-// Usage: bench_replay_summit NODES [flow|wave]   (run from the repository root)
+// Usage: bench_replay_summit NODES [flow|wave] [memory|nvme|pfs]   (run from the repository root)
+// A storage source reads 110 KB per sample (ImageNet JPEGs, scenarios/summit-resnet50-gpfs.yaml).
 
 #include <sys/resource.h>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
@@ -35,20 +37,23 @@ class RooflineCost : public calibration::CostModel {
 int main(int argc, char** argv) {
   const int nodes = argc > 1 ? std::atoi(argv[1]) : 64;
   const std::string fidelity = argc > 2 ? argv[2] : "wave";
+  const std::string source = argc > 3 ? argv[3] : "memory";
   const auto t0 = std::chrono::steady_clock::now();
-  const sim::Scenario s = sim::load_scenario(
-      "scenarios/summit-resnet50.yaml",
-      sim::parse_overrides({"fidelity=" + fidelity, "iterations=1", "warmup=0"}));
+  std::vector<std::string> sets = {"fidelity=" + fidelity, "iterations=1", "warmup=0"};
+  if (source != "memory")
+    sets.insert(sets.end(), {"input.source=" + source, "input.stored_sample_size=110KB"});
+  const sim::Scenario s =
+      sim::load_scenario("scenarios/summit-resnet50.yaml", sim::parse_overrides(sets));
   const RooflineCost cost;
   const sim::JobResult r = sim::run_point(s, {nodes, 0}, cost);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   std::printf(
-      "summit resnet50 %d nodes (%d GPUs) %s: iteration %.4f s, %.0f samples/s, %.1f buckets, "
-      "exposed comm %.4f s | wall %.2f s, peak RSS %.0f MB\n",
-      nodes, r.gpus, std::string(sim::to_string(r.fidelity)).c_str(), r.iteration_time_s,
-      r.throughput_samples_per_s, r.buckets_per_iteration, r.breakdown.exposed_comm_s, wall,
-      ru.ru_maxrss / 1024.0);
+      "summit resnet50 %d nodes (%d GPUs) %s %s: iteration %.4f s, %.0f samples/s, %.1f "
+      "buckets, exposed comm %.4f s, io stall %.4f s | wall %.2f s, peak RSS %.0f MB\n",
+      nodes, r.gpus, std::string(sim::to_string(r.fidelity)).c_str(), source.c_str(),
+      r.iteration_time_s, r.throughput_samples_per_s, r.buckets_per_iteration,
+      r.breakdown.exposed_comm_s, r.breakdown.io_stall_s, wall, ru.ru_maxrss / 1024.0);
   return 0;
 }

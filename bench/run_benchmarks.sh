@@ -66,3 +66,7 @@ for n in 1 64; do
 done
 measure "replay: summit resnet50 512 nodes wave" 1 4096 "$BUILD_DIR/bench/bench_replay_summit" 512 wave
 measure "replay: summit resnet50 4608 nodes wave" 10 4096 "$BUILD_DIR/bench/bench_replay_summit" 4608 wave
+# Input pipeline (sim/README.md): reads from node-local NVMe, and from the PFS with a mirror
+# reader per node and socket so the file system carries every node's reads.
+measure "replay: 4608 nodes wave, nvme input" 10 4096 "$BUILD_DIR/bench/bench_replay_summit" 4608 wave nvme
+measure "replay: 4608 nodes wave, pfs input" 10 4096 "$BUILD_DIR/bench/bench_replay_summit" 4608 wave pfs

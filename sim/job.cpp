@@ -131,6 +131,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   intra_gate = std::make_unique<Gate>(gpus);
   copy_gate = std::make_unique<Gate>(gpus);
   if (fidelity == Fidelity::kWave) measure_edges();
+  if (spec.input.staged()) setup_input(platform);
 }
 
 void Job::State::setup_rails() {
@@ -294,9 +295,15 @@ void Job::State::rank_main(int rank) {
     const double f = stretch[rank] = draw_stretch(rank, it);
     // Without prefetch the batch is copied before the forward pass; with prefetch the copy of
     // this batch ran during the previous step (modelled as the copy stream's first activity of
-    // the step, so a copy longer than compute shows as exposed copy time).
-    copy_input(rank, it);
-    const double t_fwd = spec.prefetch ? t_iter : sg4::Engine::get_clock();
+    // the step, so a copy longer than compute shows as exposed copy time). A staged input
+    // pipeline (job_input.cpp) has prepared the batch ahead, or compute waits for it.
+    double t_fwd = t_iter;
+    if (spec.input.staged()) {
+      t_fwd = wait_batch(rank, it, t_iter);
+    } else {
+      copy_input(rank, it);
+      if (!spec.prefetch) t_fwd = sg4::Engine::get_clock();
+    }
     if (traced[node])
       for (std::size_t i = 0; i < prog.ops.size(); ++i)
         if (!prog.ops[i].optimizer)
@@ -313,6 +320,7 @@ void Job::State::rank_main(int rank) {
                         t_opt + f * sched.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
     sg4::this_actor::sleep_for(f * sched.optimizer_s);
     if (rank == 0) recorder.mark_iteration(it, t_iter, sg4::Engine::get_clock(), buckets);
+    if (spec.input.staged()) release_batch(rank, it);
   }
   if (rail_mode) {  // tell the rail actors there is no further bucket
     if (rank == 0) epoch_bytes.push_back(-1.0);
@@ -331,6 +339,27 @@ Job::Job(const SimulatedPlatform& platform, JobSpec spec)
   for (int a = 0; a < static_cast<int>(s->rail_host.size()); ++a)
     sg4::Actor::create(s->spec.name + "/rail" + std::to_string(a), s->rail_host[a],
                        [s, a] { s->rail_main(a); });
+  if (s->spec.input.staged()) {
+    // Input stages per rank with a pipeline, on the rank's CPU host.
+    const InputPipelineSpec& in = s->spec.input;
+    for (int r = 0; r < s->ranks; ++r) {
+      if (!s->has_pipe(r)) continue;
+      if (in.source == InputSource::kNvme)
+        sg4::Actor::create(s->spec.name + "/read" + std::to_string(r), s->cpu_host[r],
+                           [s, r] { s->input_stage(r, State::kReadStage); });
+      if (in.decode_samples_per_s > 0.0)
+        sg4::Actor::create(s->spec.name + "/decode" + std::to_string(r), s->cpu_host[r],
+                           [s, r] { s->input_stage(r, State::kDecodeStage); });
+      sg4::Actor::create(s->spec.name + "/h2d" + std::to_string(r), s->cpu_host[r],
+                         [s, r] { s->input_stage(r, State::kCopyStage); });
+    }
+    for (int m = 0; m < static_cast<int>(s->readers.size()); ++m)
+      sg4::Actor::create(s->spec.name + "/pfsread" + std::to_string(m), s->readers[m].host,
+                         [s, m] { s->pfs_reader_main(m); });
+    for (int k = 0; k < static_cast<int>(s->pfs.size()); ++k)
+      sg4::Actor::create(s->spec.name + "/pfs" + std::to_string(k), s->pfs[k].host,
+                         [s, k] { s->pfs_server_main(k); });
+  }
 }
 
 Job::~Job() = default;
@@ -363,6 +392,7 @@ JobResult Job::result() const {
   }
   r.bytes_per_iteration = s.recorder.bytes_per_iteration();
   r.intervals = s.recorder.intervals();
+  r.input = s.spec.input;
   return r;
 }
 

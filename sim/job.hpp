@@ -11,7 +11,9 @@
 // are simulated on node 0 only and the other nodes wait for node 0 (a gate); the inter-node
 // phases, which share the fabric, stay real flows between every node: one "rail" actor per
 // node and NIC group sends the group's share of each bucket to the next node's, from the
-// group's first GPU, so only node 0 has one actor per GPU.
+// group's first GPU, so only node 0 has one actor per GPU. The input pipeline (storage read,
+// decode, copy) runs on node 0 only as well, except parallel file system reads, which every
+// node issues (one reader actor per node and CPU socket) because they share the file system.
 
 #include <cstdint>
 #include <memory>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "sim/collective_config.hpp"
+#include "sim/input_pipeline.hpp"
 #include "sim/recorder.hpp"
 #include "sim/step_program.hpp"
 
@@ -47,6 +50,9 @@ struct JobSpec {
   int warmup = 0;
   int iterations = 1;
   bool prefetch = true;  // input copy of the next batch overlaps this step
+  // Storage read, decode and copy stages ahead of compute (input_pipeline.hpp); when not
+  // `staged()` the input is the host-to-device copy above, with `prefetch`.
+  InputPipelineSpec input;
   // Job-local node indices whose ranks are kept in full for ops.csv and trace.json (rank 0's
   // node is always kept: the metrics use it).
   std::vector<int> trace_nodes = {0};
@@ -78,6 +84,7 @@ struct JobResult {
   double buckets_per_iteration = 0.0;
   std::map<std::string, double> bytes_per_iteration;
   std::vector<Interval> intervals;
+  InputPipelineSpec input;  // as replayed
 };
 
 class Job {

@@ -5,6 +5,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <array>
+#include <memory>
 #include <vector>
 
 #include "sim/job.hpp"
@@ -80,6 +81,52 @@ struct Job::State {
   std::vector<int> bucket_epoch;    // per rank: epochs it has passed
   std::vector<double> stretch;      // per rank: this iteration's compute-time factor
   std::unique_ptr<Gate> rs_gate, inter_gate;
+
+  // Input pipeline (job_input.cpp), when spec.input.staged(): per rank with its own pipeline,
+  // batches through each stage and batches consumed by compute.
+  enum InputStage { kReadStage = 0, kDecodeStage = 1, kCopyStage = 2 };
+  struct Pipe {
+    int done[3] = {0, 0, 0};
+    int consumed = 0;
+    simgrid::s4u::MutexPtr mutex;
+    simgrid::s4u::ConditionVariablePtr cv;
+  };
+  std::vector<Pipe> pipe;                      // per rank (node 0 only with the shortcut)
+  std::vector<simgrid::s4u::Disk*> nvme_disk;  // per job-local node
+  struct PfsRequest {
+    simgrid::s4u::Mailbox* to;
+    double bytes;
+  };
+  struct PfsServer {
+    simgrid::s4u::Host* host = nullptr;
+    simgrid::s4u::Disk* disk = nullptr;
+    std::vector<PfsRequest> queue;
+    simgrid::s4u::MutexPtr mutex;
+    simgrid::s4u::ConditionVariablePtr cv;
+  };
+  std::vector<PfsServer> pfs;
+  // PFS reads: one reader per (node, CPU host) reads the batches of that socket's ranks as one
+  // flow (the node's file-system client); under the shortcut, nodes >= 1 have mirror readers
+  // that read when node 0's do, so the file system carries every node's load.
+  struct PfsReader {
+    simgrid::s4u::Host* host;
+    std::vector<int> ranks;
+    simgrid::s4u::Mailbox* box;
+    bool mirror;
+  };
+  std::vector<PfsReader> readers;
+  std::unique_ptr<Gate> read_gate, batch_gate;
+  bool has_pipe(int rank) const { return !pipe.empty() && (!shortcut || rank < gpus); }
+  void setup_input(const SimulatedPlatform& platform);
+  void input_stage(int rank, InputStage stage);
+  void pfs_reader_main(int reader);
+  void pfs_server_main(int server);
+  // Blocks until batch `iteration` is on the GPU; records the stall since `t_iter`.
+  double wait_batch(int rank, int iteration, double t_iter);
+  void release_batch(int rank, int iteration);
+  // Waits until `rank`'s pipeline may start reading `batch`, or the stage before `stage` is done.
+  void wait_stage_input(int rank, InputStage stage, int batch);
+  void stage_done(int rank, InputStage stage, int batch);
 
   State(const SimulatedPlatform& platform, JobSpec s);
   void rank_main(int rank);

@@ -39,7 +39,23 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
   j["fidelity"] = std::string(to_string(r.fidelity));
   j["iterations"] = static_cast<int>(r.iterations.size());
   j["simulated_time_s"] = r.iterations.empty() ? 0.0 : r.iterations.back().end_s;
-  (void)scenario;
+  // The staged input pipeline's settings as replayed (absent for the original memory model, so
+  // those summaries keep their bytes).
+  if (r.input.staged()) {
+    const InputPipelineSpec& in = r.input;
+    ordered_json input;
+    input["source"] = std::string(to_string(in.source));
+    input["stored_sample_bytes"] = in.stored_bytes_per_sample;
+    input["h2d_sample_bytes"] = scenario.input_sample_bytes > 0.0
+                                    ? ordered_json(scenario.input_sample_bytes)
+                                    : ordered_json("model input");
+    input["decode_rate_per_core"] =
+        in.decode_samples_per_s > 0.0 ? ordered_json(in.decode_samples_per_s) : ordered_json();
+    input["decode_cores"] =
+        in.decode_samples_per_s > 0.0 ? ordered_json(in.decode_cores) : ordered_json();
+    input["prefetch_depth"] = in.prefetch_depth;
+    j["input"] = input;
+  }
   return j;
 }
 
@@ -59,15 +75,29 @@ std::string num(double v) { return fmt::format("{:.9g}", v); }
 }  // namespace
 
 void write_point_files(const std::string& dir, const JobResult& r) {
+  // With a staged input pipeline: rank 0's storage-read and decode time inside each iteration
+  // (those stages work on later batches while this one computes).
+  const bool staged = r.input.staged();
+  const auto busy = [&](Stream track, const IterationRecord& it) {
+    double t = 0.0;  // one stage works on one batch at a time: its intervals do not overlap
+    for (const Interval& iv : r.intervals)
+      if (iv.rank == 0 && iv.stream == track)
+        t += std::max(0.0, std::min(iv.end_s, it.end_s) - std::max(iv.start_s, it.start_s));
+    return t;
+  };
   common::write_file_atomic(dir + "/iterations.csv", [&](std::ostream& o) {
     o << "iteration,start_s,end_s,time_s,compute_s,exposed_comm_s,io_stall_s,copy_s,idle_s,"
-         "comm_total_s,buckets\n";
-    for (const IterationRecord& it : r.iterations)
+         "comm_total_s,buckets"
+      << (staged ? ",read_s,decode_s" : "") << '\n';
+    for (const IterationRecord& it : r.iterations) {
       o << it.iteration << ',' << num(it.start_s) << ',' << num(it.end_s) << ','
         << num(it.end_s - it.start_s) << ',' << num(it.breakdown.compute_s) << ','
         << num(it.breakdown.exposed_comm_s) << ',' << num(it.breakdown.io_stall_s) << ','
         << num(it.breakdown.copy_s) << ',' << num(it.breakdown.idle_s) << ','
-        << num(it.comm_total_s) << ',' << it.buckets << '\n';
+        << num(it.comm_total_s) << ',' << it.buckets;
+      if (staged) o << ',' << num(busy(Stream::kRead, it)) << ',' << num(busy(Stream::kDecode, it));
+      o << '\n';
+    }
   });
   std::vector<const Interval*> sorted;
   sorted.reserve(r.intervals.size());
@@ -100,7 +130,11 @@ std::string chrome_trace(const JobResult& r) {
   });
   for (const Interval* iv : sorted) {
     const int node = iv->rank / r.gpus_per_node, gpu = iv->rank % r.gpus_per_node;
-    const int tid = gpu * kStreamCount + static_cast<int>(iv->stream);
+    const int s = static_cast<int>(iv->stream);
+    // GPU streams first (gpu * 3 + stream), then the input tracks (read, decode) of each GPU.
+    const int tid = s < kStreamCount ? gpu * kStreamCount + s
+                                     : r.gpus_per_node * kStreamCount +
+                                           gpu * (kTrackCount - kStreamCount) + s - kStreamCount;
     if (!nodes_seen[node]) {
       nodes_seen[node] = true;
       events.push_back({{"name", "process_name"},
@@ -109,7 +143,7 @@ std::string chrome_trace(const JobResult& r) {
                         {"tid", 0},
                         {"args", {{"name", fmt::format("node{:04d}", node)}}}});
     }
-    const int key = iv->rank * kStreamCount + static_cast<int>(iv->stream);
+    const int key = iv->rank * kTrackCount + s;
     if (!threads_seen[key]) {
       threads_seen[key] = true;
       events.push_back({{"name", "thread_name"},
@@ -159,23 +193,28 @@ std::string format_table(const Scenario& s, const std::vector<nlohmann::ordered_
   const std::string seq = s.seq_len > 0 ? fmt::format(" (seq_len {})", s.seq_len) : "";
   o << fmt::format("{} — {}{} on {}, {} per GPU batch {}\n", s.name, s.model, seq, s.platform,
                    common::to_string(s.precision), s.batch_per_gpu);
-  o << fmt::format("{:>6} {:>7} {:>11} {:>13} {:>7} {:>7} {:>10} {:>10} {:>9} {:>8} {:>6} {:>5}\n",
-                   "nodes", "gpus", "iter_ms", "samples/s", "eff_gpu", "eff_node", "compute_ms",
-                   "exp_comm_ms", "copy_ms", "idle_ms", "util", "fid");
+  // The I/O stall column only where a point replayed a staged input pipeline.
+  const bool io = std::any_of(points.begin(), points.end(),
+                              [](const ordered_json& p) { return p.contains("input"); });
+  o << fmt::format(
+      "{:>6} {:>7} {:>11} {:>13} {:>7} {:>7} {:>10} {:>10} {}{:>9} {:>8} {:>6} {:>5}\n", "nodes",
+      "gpus", "iter_ms", "samples/s", "eff_gpu", "eff_node", "compute_ms", "exp_comm_ms",
+      io ? fmt::format("{:>9} ", "io_ms") : "", "copy_ms", "idle_ms", "util", "fid");
   const auto pct = [](const ordered_json& v) {
     return v.is_null() ? std::string("-") : fmt::format("{:.1f}%", 100.0 * v.get<double>());
   };
   for (const ordered_json& p : points) {
     const auto& b = p["breakdown"];
     o << fmt::format(
-        "{:>6} {:>7} {:>11.2f} {:>13.1f} {:>7} {:>7} {:>10.2f} {:>10.2f} {:>9.2f} {:>8.2f} "
+        "{:>6} {:>7} {:>11.2f} {:>13.1f} {:>7} {:>7} {:>10.2f} {:>10.2f} {}{:>9.2f} {:>8.2f} "
         "{:>5.1f}% {:>5}\n",
         p["nodes"].get<int>(), p["gpus"].get<int>(), 1e3 * p["iteration_time_s"].get<double>(),
         p["throughput_samples_per_s"].get<double>(), pct(p["scaling_efficiency"]["vs_1_gpu"]),
         pct(p["scaling_efficiency"]["vs_1_node"]), 1e3 * b["compute_s"].get<double>(),
-        1e3 * b["exposed_comm_s"].get<double>(), 1e3 * b["copy_s"].get<double>(),
-        1e3 * b["idle_s"].get<double>(), 100.0 * p["gpu_utilization"].get<double>(),
-        p["fidelity"].get<std::string>());
+        1e3 * b["exposed_comm_s"].get<double>(),
+        io ? fmt::format("{:>9.2f} ", 1e3 * b["io_stall_s"].get<double>()) : "",
+        1e3 * b["copy_s"].get<double>(), 1e3 * b["idle_s"].get<double>(),
+        100.0 * p["gpu_utilization"].get<double>(), p["fidelity"].get<std::string>());
   }
   return o.str();
 }

@@ -13,6 +13,8 @@ const char* to_string(LinkClass c) {
       return "inter_node";
     case LinkClass::kHostDevice:
       return "host_device";
+    case LinkClass::kStorage:
+      return "storage";
   }
   return "?";
 }
@@ -64,7 +66,7 @@ std::vector<IterationRecord> Recorder::iterations() const {
   std::vector<IterationRecord> out;
   for (const Mark& m : marks_) {
     if (m.iteration < warmup_) continue;
-    Spans streams[kStreamCount];
+    Spans streams[kTrackCount];
     for (const Interval& iv : intervals_)
       if (iv.rank == 0 && iv.end_s > m.start_s && iv.start_s < m.end_s)
         streams[static_cast<int>(iv.stream)].push_back({iv.start_s, iv.end_s});
@@ -85,8 +87,17 @@ std::vector<IterationRecord> Recorder::iterations() const {
     r.breakdown.compute_s = c;
     r.breakdown.exposed_comm_s = c_or_comm - c;
     r.breakdown.copy_s = all - c_or_comm;
-    r.breakdown.io_stall_s = 0.0;  // no storage pipeline is simulated yet (README)
-    r.breakdown.idle_s = std::max(0.0, len - all);
+    // I/O stall: the compute stream waiting for its batch, where no GPU stream is busy (the
+    // batch's own host-to-device copy at the end of a stall counts as copy).
+    Spans stall;
+    for (const Stall& st : stalls_)
+      if (st.rank == 0 && st.end_s > m.start_s && st.start_s < m.end_s)
+        stall.push_back({st.start_s, st.end_s});
+    Spans gpu = cc;
+    gpu.insert(gpu.end(), copy.begin(), copy.end());
+    const double with_stall = stall.empty() ? all : covered_union(gpu, stall, m.start_s, m.end_s);
+    r.breakdown.io_stall_s = with_stall - all;
+    r.breakdown.idle_s = std::max(0.0, len - with_stall);
     r.comm_total_s = covered(comm, m.start_s, m.end_s);
     out.push_back(r);
   }
@@ -101,6 +112,7 @@ std::map<std::string, double> Recorder::bytes_per_iteration() const {
   const int total_iterations = std::max(1, warmup_ + iterations_);
   for (int c = 0; c < 3; ++c)
     out[to_string(static_cast<LinkClass>(c))] = bytes_[c] / total_iterations;
+  if (bytes_[3] > 0.0) out[to_string(LinkClass::kStorage)] = bytes_[3] / total_iterations;
   return out;
 }
 

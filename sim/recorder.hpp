@@ -42,7 +42,9 @@ struct IterationRecord {
 
 // Link classes for "bytes moved": within a node (NVLink/X-Bus/PCIe between GPUs), between nodes
 // (NIC rails and the fabric), host to device (input copies).
-enum class LinkClass { kIntraNode = 0, kInterNode = 1, kHostDevice = 2 };
+// Storage: bytes read by the input pipeline (NVMe or parallel file system); listed in
+// bytes_per_iteration() only when a run read any.
+enum class LinkClass { kIntraNode = 0, kInterNode = 1, kHostDevice = 2, kStorage = 3 };
 const char* to_string(LinkClass c);
 
 class Recorder {
@@ -53,6 +55,10 @@ class Recorder {
   // Bytes put on the wire; `multiplicity` counts symmetric copies simulated once.
   void add_bytes(LinkClass c, double bytes, double multiplicity = 1.0);
   void mark_iteration(int iteration, double start_s, double end_s, int buckets);
+  // Time a rank's compute stream waited for its input batch (the I/O stall).
+  void add_stall(int rank, double start_s, double end_s) {
+    stalls_.push_back({rank, start_s, end_s});
+  }
 
   // Breakdown of rank 0's measured iterations (after warm-up).
   std::vector<IterationRecord> iterations() const;
@@ -66,7 +72,12 @@ class Recorder {
   int warmup_;
   int iterations_;
   std::vector<Interval> intervals_;
-  double bytes_[3] = {0.0, 0.0, 0.0};
+  double bytes_[4] = {0.0, 0.0, 0.0, 0.0};
+  struct Stall {
+    int rank;
+    double start_s, end_s;
+  };
+  std::vector<Stall> stalls_;
   struct Mark {
     int iteration;
     double start_s, end_s;

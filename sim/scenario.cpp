@@ -9,6 +9,7 @@
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "models/zoo.hpp"
+#include "platforms/platform.hpp"
 
 namespace scalecast::sim {
 
@@ -99,6 +100,67 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   if (auto v = a.optional("chunks")) c.chunks = positive_int(*v);
 }
 
+double positive_size(const ConfigNode& n) {
+  const double v = n.as_quantity(Quantity::kSize);
+  if (!(v > 0.0)) n.fail("expected a positive size like \"110KB\", got " + n.as_string());
+  return v;
+}
+
+double positive_number(const ConfigNode& n, const char* what) {
+  const double v = n.as_double();
+  if (!(v > 0.0))
+    n.fail(std::string("expected a positive number (") + what + "), got " + n.as_string());
+  return v;
+}
+
+// input: where batches come from and how they are prepared (sim/input_pipeline.hpp). A storage
+// source must exist on the platform, which is loaded to check it.
+void load_input(const ConfigNode& in, Scenario& s) {
+  in.check_keys({"sample_size", "prefetch", "source", "stored_sample_size", "decode_rate",
+                 "decode_cores", "prefetch_depth"});
+  s.input_sample_bytes = in.quantity_or("sample_size", Quantity::kSize, 0.0);
+  s.prefetch = in.bool_or("prefetch", true);
+  InputPipelineSpec& p = s.input;
+  if (auto v = in.optional("source")) {
+    p.source = enum_value<InputSource>(*v, parse_input_source, "memory, nvme, pfs");
+    if (p.source != InputSource::kMemory) {
+      const platforms::Platform machine = platforms::load_platform(s.platform);
+      bool nvme = false;
+      for (const platforms::NodeType& t : machine.node_types) nvme = nvme || t.nvme.present;
+      if (p.source == InputSource::kPfs && !machine.pfs.present)
+        v->fail("platform " + machine.name +
+                " has no parallel file system (storage.pfs); expected memory or nvme");
+      if (p.source == InputSource::kNvme && !nvme)
+        v->fail("platform " + machine.name +
+                " has no node-local NVMe (node_types.*.nvme); expected memory or pfs");
+    }
+  }
+  if (auto v = in.optional("stored_sample_size")) {
+    if (p.source == InputSource::kMemory)
+      v->fail("expected only with source nvme or pfs (memory reads nothing from storage)");
+    p.stored_bytes_per_sample = positive_size(*v);
+  } else if (p.source != InputSource::kMemory) {
+    throw ConfigError(in.file(), in.line(), in.column(), in.child_path("stored_sample_size"),
+                      "required with source " + std::string(to_string(p.source)) +
+                          ": the bytes read from storage per sample, e.g. 110KB");
+  }
+  if (auto v = in.optional("decode_rate"))
+    p.decode_samples_per_s = positive_number(*v, "samples/s per CPU core");
+  if (auto v = in.optional("decode_cores")) {
+    if (p.decode_samples_per_s <= 0.0) v->fail("expected only together with decode_rate");
+    p.decode_cores = positive_number(*v, "CPU cores per GPU");
+  }
+  if (auto v = in.optional("prefetch_depth")) {
+    const std::int64_t d = v->as_count();
+    if (d > 1000) v->fail("expected at most 1000 batches, got " + v->as_string());
+    if (!s.prefetch && d > 0)
+      v->fail("expected 0 (or no prefetch_depth) with prefetch: false, got " + v->as_string());
+    p.prefetch_depth = static_cast<int>(d);
+  }
+  if (!s.prefetch) p.prefetch_depth = 0;
+  s.prefetch = p.prefetch_depth > 0;
+}
+
 Scenario load(const ConfigNode& root, const std::string& source) {
   if (!root.is_map()) root.fail("expected a map of scenario settings");
   root.check_keys(
@@ -158,11 +220,8 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     else
       v->fail("expected ideal or calibrated, got \"" + n + "\"");
   }
-  if (auto in = root.optional("input")) {
-    in->check_keys({"sample_size", "prefetch"});
-    s.input_sample_bytes = in->quantity_or("sample_size", Quantity::kSize, 0.0);
-    s.prefetch = in->bool_or("prefetch", true);
-  }
+  s.input.decode_cores = 0.0;  // the platform's, unless given
+  if (auto in = root.optional("input")) load_input(*in, s);
   if (auto v = root.optional("calibration")) s.calibration = v->as_string_list();
   if (auto v = root.optional("framework_efficiency")) {
     // A positive scalar, not capped at 1: validation fits it from anchors, and above 1 means the

@@ -11,6 +11,7 @@
 
 #include "common/precision.hpp"
 #include "sim/collective_config.hpp"
+#include "sim/input_pipeline.hpp"
 #include "sim/simulated_platform.hpp"
 
 namespace scalecast::sim {
@@ -37,7 +38,10 @@ struct Scenario {
   std::uint64_t seed = 1;
   NetworkMode network = NetworkMode::kCalibrated;
   double input_sample_bytes = 0.0;  // host-to-device bytes per sample
-  bool prefetch = true;
+  bool prefetch = true;             // input.prefetch; false forces prefetch_depth 0
+  // input.source / stored_sample_size / decode_rate / decode_cores / prefetch_depth;
+  // input.decode_cores here is 0 when absent (resolved from the platform per point).
+  InputPipelineSpec input;
   std::vector<std::string> calibration;  // calibration database files, in priority order
   double framework_efficiency = 1.0;     // scales compute times: time / efficiency
   int trace_nodes = 2;                   // nodes kept in ops.csv / trace.json (first and last)

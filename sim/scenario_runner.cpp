@@ -129,6 +129,14 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   spec.warmup = s.warmup;
   spec.iterations = s.iterations;
   spec.prefetch = s.prefetch;
+  spec.input = s.input;
+  if (spec.input.decode_samples_per_s > 0.0 && spec.input.decode_cores <= 0.0) {
+    // Default: the node's usable CPU cores (platform file, cpu.sockets x cpu.cores_per_socket)
+    // shared evenly by its GPUs, one loader per GPU.
+    const platforms::NodeType& t = platform->node_type(spec.nodes.front());
+    spec.input.decode_cores =
+        static_cast<double>(t.cpu.sockets * t.cpu.cores_per_socket) / std::max(1, t.gpu_count);
+  }
   spec.trace_nodes = trace_nodes_for(s, request.nodes);
   spec.compute_noise_cv = s.compute_noise_cv;
   spec.straggler_fraction = s.straggler_fraction;

@@ -14,6 +14,10 @@ const char* to_string(Stream s) {
       return "comm";
     case Stream::kCopy:
       return "copy";
+    case Stream::kRead:
+      return "read";
+    case Stream::kDecode:
+      return "decode";
   }
   return "?";
 }
@@ -26,7 +30,7 @@ ComputeSchedule compute_schedule(const StepProgram& program) {
   // Two passes: the step's ops, then the optimizer ops from a zero origin (they start only once
   // the last all-reduce is done, which the engine decides at run time).
   for (int pass = 0; pass < 2; ++pass) {
-    std::array<double, kStreamCount> stream_free{};
+    std::array<double, kTrackCount> stream_free{};
     for (std::size_t i = 0; i < n; ++i) {
       const ProgramOp& op = program.ops[i];
       if (op.optimizer != (pass == 1)) continue;

@@ -12,8 +12,11 @@
 
 namespace scalecast::sim {
 
-enum class Stream { kCompute = 0, kComm = 1, kCopy = 2 };
-inline constexpr int kStreamCount = 3;
+// The GPU's three streams, then two host-side tracks of the input pipeline (storage read, CPU
+// decode) that the recorder and the trace keep apart from the GPU streams.
+enum class Stream { kCompute = 0, kComm = 1, kCopy = 2, kRead = 3, kDecode = 4 };
+inline constexpr int kStreamCount = 3;  // GPU streams (compute, comm, copy)
+inline constexpr int kTrackCount = 5;   // GPU streams + input-pipeline tracks
 const char* to_string(Stream s);
 
 struct ProgramOp {

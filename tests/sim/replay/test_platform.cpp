@@ -52,6 +52,27 @@ TestPlatform::TestPlatform(const TestPlatformSpec& spec) : spec_(spec) {
     zone->add_route(cpus_[a / spec.gpus]->get_netpoint(), gpus_[a]->get_netpoint(), nullptr,
                     nullptr, {sg4::LinkInRoute(h2d[a])}, true);
   }
+  if (spec.nvme_read_bw > 0.0)
+    for (int n = 0; n < spec.nodes; ++n)
+      nvme_.push_back(cpus_[n]
+                          ->create_disk("node" + std::to_string(n) + "/nvme", spec.nvme_read_bw,
+                                        spec.nvme_read_bw)
+                          ->seal());
+  if (spec.pfs_servers > 0) {
+    sg4::Link* aggregate = zone->create_link("pfs/aggregate", spec.pfs_aggregate_bw)->seal();
+    for (int k = 0; k < spec.pfs_servers; ++k) {
+      const std::string name = "pfs/server" + std::to_string(k);
+      sg4::Host* h = zone->create_host(name, 1e9);
+      h->create_disk(name + "/disk", spec.pfs_disk_bw, spec.pfs_disk_bw)->seal();
+      servers_.push_back(h);
+      sg4::Link* link = zone->create_link(name + "/link", spec.pfs_link_bw)->seal();
+      for (int n = 0; n < spec.nodes; ++n)
+        zone->add_route(h->get_netpoint(), cpus_[n]->get_netpoint(), nullptr, nullptr,
+                        {sg4::LinkInRoute(link), sg4::LinkInRoute(aggregate),
+                         sg4::LinkInRoute(nics[n], D::DOWN)},
+                        false);
+    }
+  }
   zone->seal();
 }
 
