@@ -2,8 +2,8 @@
 // files (cli/sweep_plan.hpp) so that a sweep resumes after an interruption and runs as a Slurm
 // job array.
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spawn.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
