@@ -14,8 +14,13 @@
 #include "platforms/platform.hpp"
 #include "sim/scenario.hpp"
 
+#include "tests/sim/replay/test_files.hpp"
+
 using namespace scalecast::sim;
 using scalecast::common::ConfigError;
+
+using scalecast::sim::testing::kTool;
+using scalecast::sim::testing::slurp;
 
 namespace {
 
@@ -43,15 +48,6 @@ std::string with(const std::string& from, const std::string& to) {
   t.replace(t.find(from), from.size(), to);
   return t;
 }
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-const std::string kTool = std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast";
 
 // ImageNet JPEGs as stored: image-net.org lists ILSVRC2012_img_train.tar (1,281,167 training
 // images) as 138 GB, i.e. 108 KB per image (116 KB if that is GiB); 110 KB is taken.

@@ -18,19 +18,13 @@
 #include "sim/job.hpp"
 #include "tests/sim/replay/memory_golden.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
+#include "tests/sim/replay/test_files.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
 using namespace scalecast::sim;
 using namespace scalecast::sim::testing;
 
 namespace {
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::uint64_t fnv1a(const std::string& bytes) {
   std::uint64_t h = 0xcbf29ce484222325ULL;

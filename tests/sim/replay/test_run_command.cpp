@@ -15,18 +15,12 @@
 
 #include <sys/wait.h>
 
-namespace {
+#include "tests/sim/replay/test_files.hpp"
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using scalecast::sim::testing::kTool;
+using scalecast::sim::testing::slurp;
 
-const std::string kTool = std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast";
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_SUITE("unit") {
   TEST_CASE("run: two runs of the default scenario give byte-identical summary and trace") {

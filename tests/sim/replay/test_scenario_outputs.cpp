@@ -16,10 +16,14 @@
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
+#include "tests/sim/replay/test_files.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
 using namespace scalecast::sim;
 using scalecast::common::ConfigError;
+
+using scalecast::sim::testing::kTool;
+using scalecast::sim::testing::slurp;
 
 namespace {
 
@@ -35,13 +39,6 @@ allreduce:
   cycle_time: 5ms
 fidelity: wave
 )";
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
