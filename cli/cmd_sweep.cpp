@@ -2,12 +2,8 @@
 // files (cli/sweep_plan.hpp) so that a sweep resumes after an interruption and runs as a Slurm
 // job array.
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
 #include <spdlog/spdlog.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <memory>
@@ -21,8 +17,7 @@
 #include "platforms/data_dir.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
-
-extern char** environ;
+#include "validation/run_predictor.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -75,7 +70,7 @@ std::vector<int> parse_nodes(const std::string& text) {
 // after it, and submit.sh, which submits both (only the points without a result: a resubmission
 // after failures or a time limit runs what is left).
 void write_slurm_scripts(const SweepPlan& plan, const SweepOptions& o) {
-  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string exe = self_exe();
   const std::string dir = plan.dir + "/slurm";
   std::filesystem::create_directories(dir);
   std::string sbatch_args;
@@ -137,20 +132,12 @@ void draw_plots(const std::string& dir) {
     spdlog::warn("sweep: no plots: scripts/plot_sweep.py not found (set SCALECAST_DATA_DIR)");
     return;
   }
-  std::vector<std::string> args = {python, script, dir};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, python.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  int status = 0;
-  if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0) {
-    spdlog::warn("sweep: no plots: {} {} failed (python3-matplotlib missing?)", python, script);
+  std::string output;
+  if (validation::run_process({python, script, dir}, output) != 0) {
+    while (!output.empty() && output.back() == '\n') output.pop_back();
+    const std::size_t nl = output.find_last_of('\n');  // the last line: the error itself
+    spdlog::warn("sweep: no plots: {} {} failed (python3-matplotlib missing?): {}", python, script,
+                 nl == std::string::npos ? output : output.substr(nl + 1));
     return;
   }
   spdlog::info("sweep: plots {}/scaling.png, {}/breakdown.png", dir, dir);

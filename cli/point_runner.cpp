@@ -20,13 +20,6 @@ extern char** environ;
 namespace scalecast::cli {
 namespace {
 
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find the scalecast executable (/proc/self/exe)");
-  return p.string();
-}
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -41,6 +34,13 @@ struct Running {
 };
 
 }  // namespace
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find the scalecast executable (/proc/self/exe)");
+  return p.string();
+}
 
 std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& points, int jobs) {
   if (jobs <= 0) jobs = std::max(1u, std::thread::hardware_concurrency());

@@ -10,6 +10,10 @@
 
 namespace scalecast::cli {
 
+// This executable's path (what point processes and Slurm jobs re-execute); throws
+// std::runtime_error when /proc/self/exe cannot be read.
+std::string self_exe();
+
 struct PointJob {
   std::string scenario;                // scenario file
   std::vector<std::string> overrides;  // --set key=value
