@@ -4,15 +4,12 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include <sched.h>
-
+#include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <memory>
-#include <stdexcept>
+#include <optional>
 #include <vector>
 
 #include "calibration/calibration_runner.hpp"
@@ -20,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "common/config_error.hpp"
 #include "common/precision.hpp"
+#include "kernels/cpu_affinity.hpp"
 #include "kernels/kernel_backend.hpp"
 #include "models/training_step.hpp"
 #include "models/zoo.hpp"
@@ -42,30 +40,6 @@ struct CalibrateOptions {
   int cpu = -1;                // -1: not pinned
   std::string clock = "wall";  // or "thread": the measuring thread's CPU clock
 };
-
-// Pins this thread (and the threads it starts) to one CPU. The cores of a VM, or the big and
-// little cores of a hybrid CPU, run the same kernel at different speeds (two vCPUs of one
-// test machine: up to 30% apart, validation/README.md), so a CPU calibration that migrates
-// between them measures a mixture.
-void pin_to_cpu(int cpu) {
-  cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
-    throw std::runtime_error(fmt::format("--cpu: sched_getaffinity: {}", std::strerror(errno)));
-  if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)) {
-    std::vector<int> ids;
-    for (int i = 0; i < CPU_SETSIZE; ++i)
-      if (CPU_ISSET(i, &allowed)) ids.push_back(i);
-    throw common::ConfigError("command line", 0, 0, "--cpu",
-                              fmt::format("expected a CPU this process may run on ({}), got {}",
-                                          fmt::join(ids, ", "), cpu));
-  }
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  if (sched_setaffinity(0, sizeof(one), &one) != 0)
-    throw std::runtime_error(
-        fmt::format("--cpu {}: sched_setaffinity: {}", cpu, std::strerror(errno)));
-}
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_sigint(int) { g_stop.store(true); }
@@ -138,7 +112,16 @@ int run_calibrate(const CalibrateOptions& o) {
     throw common::ConfigError("command line", 0, 0, "--clock",
                               "the thread CPU clock times CPU kernels; --backend " + o.backend +
                                   " times with device events");
-  if (o.cpu >= 0) pin_to_cpu(o.cpu);
+  // One core for the whole calibration (kernels/cpu_affinity.hpp says why).
+  std::optional<kernels::CpuPin> pin;
+  if (o.cpu >= 0) {
+    const std::vector<int> allowed = kernels::allowed_cpus();
+    if (std::find(allowed.begin(), allowed.end(), o.cpu) == allowed.end())
+      throw common::ConfigError("command line", 0, 0, "--cpu",
+                                fmt::format("expected a CPU this process may run on ({}), got {}",
+                                            fmt::join(allowed, ", "), o.cpu));
+    pin.emplace(o.cpu);
+  }
   kernels::TimingOptions timing;
   timing.min_sample_s = o.min_sample_s;
   timing.cpu_thread_clock = o.clock == "thread";

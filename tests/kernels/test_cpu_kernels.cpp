@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "kernels/cpu_affinity.hpp"
 #include "kernels/cpu_backend.hpp"
 #include "kernels/cpu_conv.hpp"
 #include "kernels/kernel_backend.hpp"
@@ -104,6 +106,24 @@ TEST_SUITE("unit") {
                       ("cpu conv: workspace of " + std::to_string(small.size()) +
                        " floats, expected at least " + std::to_string(conv.col_size()))
                           .c_str());
+  }
+
+  TEST_CASE("a CPU pin holds the thread and its new threads on one CPU and is undone after") {
+    const std::vector<int> before = allowed_cpus();
+    REQUIRE(!before.empty());
+    const int cpu = before.back();
+    {
+      const CpuPin pin(cpu);
+      CHECK(allowed_cpus() == std::vector<int>{cpu});
+      CHECK(current_cpu() == cpu);
+      std::vector<int> in_thread;
+      std::thread([&] { in_thread = allowed_cpus(); }).join();
+      CHECK(in_thread == std::vector<int>{cpu});
+    }
+    CHECK(allowed_cpus() == before);
+    CHECK_THROWS_WITH_AS(CpuPin(100000), "CPU 100000 is not one this thread may run on",
+                         std::invalid_argument);
+    CHECK(allowed_cpus() == before);
   }
 
   TEST_CASE("impossible conv geometry is rejected with the reason") {

@@ -12,23 +12,20 @@
 
 #include <doctest/doctest.h>
 
-#include <sched.h>
-
 #include <Eigen/Core>
 #include <algorithm>
-#include <cerrno>
+#include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "calibration/calibration_runner.hpp"
 #include "calibration/database.hpp"
 #include "common/atomic_file.hpp"
+#include "kernels/cpu_affinity.hpp"
 #include "kernels/kernel_backend.hpp"
 #include "models/training_step.hpp"
 #include "models/zoo.hpp"
@@ -86,34 +83,6 @@ class InterleavedBackend : public kernels::KernelBackend {
   int jobs_, steps_, job_ = 0, done_ = 0;
 };
 
-// Keeps the calling thread, and the threads it starts (they inherit its affinity), on the CPU it
-// runs on now, and gives the old affinity back at the end. On this 2-vCPU VM the two vCPUs run
-// the same Eigen GEMM at speeds up to 30% apart, and each vCPU's speed drifts by 20% over
-// seconds (neighbours on the host's physical cores): with the loop and the calibration free to
-// land on different vCPUs, runs spread -12%..+25%; pinned, 25 runs gave -0.1..-8.3%.
-class PinnedToOneCpu {
- public:
-  PinnedToOneCpu() {
-    if (sched_getaffinity(0, sizeof(saved_), &saved_) != 0)
-      throw std::runtime_error(std::string("sched_getaffinity: ") + std::strerror(errno));
-    cpu_ = sched_getcpu();
-    if (cpu_ < 0) throw std::runtime_error(std::string("sched_getcpu: ") + std::strerror(errno));
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu_, &one);
-    if (sched_setaffinity(0, sizeof(one), &one) != 0)
-      throw std::runtime_error(std::string("sched_setaffinity: ") + std::strerror(errno));
-  }
-  ~PinnedToOneCpu() { sched_setaffinity(0, sizeof(saved_), &saved_); }
-  PinnedToOneCpu(const PinnedToOneCpu&) = delete;
-  PinnedToOneCpu& operator=(const PinnedToOneCpu&) = delete;
-  int cpu() const { return cpu_; }
-
- private:
-  cpu_set_t saved_{};
-  int cpu_ = -1;
-};
-
 struct Compared {
   validation::TraceMetrics measured;
   validation::TraceComparison comparison;
@@ -142,7 +111,7 @@ Compared compare(const std::string& measured_path, validation::Trace simulated) 
 TEST_SUITE("slow") {
   // Until both sides were pinned to one CPU this was may_fail: on a quiet machine runs spread
   // -12%..+24%, every op class moving together, because the loop's thread and the calibration
-  // could land on different vCPUs, whose speeds differ by up to 30% here (see PinnedToOneCpu).
+  // could land on different vCPUs, whose speeds differ by up to 30% here (see the pinning below).
   // Pinned (2 Dec 2026): quiet -0.1..-8.3% (25 runs), both cores busy -3.9..-5.9%, both cores
   // copying memory -1.7..-5.6%, load 8.5 -6.3..-7.8%; with the convolutions sharing one
   // workspace too, quiet +2.4..-7.8% (18 runs, median -4.9%).
@@ -153,8 +122,14 @@ TEST_SUITE("slow") {
     std::filesystem::create_directories(dir);
     // One thread on both sides (a no-op unless Eigen was built with OpenMP), on one CPU.
     Eigen::setNbThreads(1);
-    const PinnedToOneCpu pinned;
-    MESSAGE("loop and calibration pinned to CPU " << pinned.cpu());
+    // On this 2-vCPU VM the two vCPUs run the same Eigen GEMM at speeds up to 30% apart, and
+    // each vCPU's speed drifts by 20% over seconds (neighbours on the host's physical cores):
+    // with the loop and the calibration free to land on different vCPUs, runs spread
+    // -12%..+25%; pinned, 25 runs gave -0.1..-8.3%. The loop's and the calibration's threads
+    // are started by this one, so they inherit its CPU.
+    const int pinned_cpu = kernels::current_cpu();
+    const kernels::CpuPin pinned(pinned_cpu);
+    MESSAGE("loop and calibration pinned to CPU " << pinned_cpu);
 
     models::StepOptions step_options;
     step_options.batch = kBatch;
