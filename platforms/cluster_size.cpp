@@ -91,6 +91,15 @@ std::string node_count_problem(const Platform& p, long nodes) {
                          e.what(), most, most == 1 ? "" : "s");
     }
   }
+  const NetworkShape shape = network_shape(p.network, nodes, p.max_nics_per_node());
+  long links = 0;
+  for (const auto& [cls, n] : shape.links) links += n;
+  if (links > kMaxSwitchLinks) {
+    return fmt::format(
+        "{} cannot build {} nodes: its {} rule would need {} switch-level links, more than the "
+        "{} scalecast builds",
+        p.name, nodes, to_string(p.network.topology), links, kMaxSwitchLinks);
+  }
   return "";
 }
 

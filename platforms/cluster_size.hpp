@@ -18,6 +18,11 @@ namespace scalecast::platforms {
 // nodes), and memory would run out long before the simulation ends.
 inline constexpr long kMaxClusterNodes = 1'000'000;
 
+// Above this many switch-level links a machine is not built: a dragonfly's global links grow as
+// groups^2 / 2 (Perlmutter's rule at 1,000,000 nodes would need 30 million), and each link is
+// two SimGrid links of about a kilobyte each.
+inline constexpr long kMaxSwitchLinks = 10'000'000;
+
 // The fat-tree levels built for `ports` NIC ports: the file's levels and, while the top level
 // has more than one switch, added levels with the top level's radix and latency (non-blocking).
 // Throws std::invalid_argument when the top radix is 1 and the file's levels cannot hold them.
@@ -36,7 +41,8 @@ struct NetworkShape {
 NetworkShape network_shape(const Network& network, long nodes, int nics_per_node);
 
 // Why a machine of `nodes` nodes in all cannot be built by the platform's topology rule ("" when
-// it can): below 1, above kMaxClusterNodes, or beyond a fat tree that cannot add levels.
+// it can): below 1, above kMaxClusterNodes, beyond a fat tree that cannot add levels, or more
+// than kMaxSwitchLinks switch-level links.
 std::string node_count_problem(const Platform& platform, long nodes);
 
 // The partition that grows or shrinks: `partition` by name, or when empty the largest (the

@@ -152,6 +152,13 @@ TEST_SUITE("unit") {
     MESSAGE(two);
     CHECK(two.find("cannot add levels") != std::string::npos);
     CHECK(two.find("(at most 1 node)") != std::string::npos);
+    // Perlmutter's dragonfly at 1,000,000 nodes: 4e6 ports / 16 / 32 = 7,813 groups, so
+    // 7,813 x 7,812 / 2 = 30,517,578 global + 7,813 x 496 = 3,875,248 local links.
+    const auto pm = platforms::load_platform("perlmutter");
+    CHECK(platforms::node_count_problem(pm, 100'000).empty());
+    CHECK(platforms::node_count_problem(pm, 1'000'000) ==
+          "perlmutter cannot build 1000000 nodes: its dragonfly rule would need 34392826 "
+          "switch-level links, more than the 10000000 scalecast builds");
   }
 
   TEST_CASE("the parent rejects a node count at its scenario key") {
