@@ -20,7 +20,8 @@ using namespace scalecast::validation;
 namespace {
 
 // The "now" target: overall MAPE <= 10%, no point beyond +-25% (14:35 UTC 2 Dec run,
-// with the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16). The goal
+// with the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16; 3 Dec,
+// 14:05 UTC: MAPE 7.17% over 41 points, max 20.09%, 15 skipped as listed below). The goal
 // is 5%; lower these as the model improves, never raise them to pass (validation/README.md).
 constexpr double kTargetMapePct = 10.0;
 constexpr double kMaxAbsPct = 25.0;
