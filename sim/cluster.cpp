@@ -38,9 +38,10 @@ namespace {
 
 }  // namespace
 
-void check_node_counts(const Scenario& s, const std::vector<int>& nodes,
-                       const std::optional<KeyLocation>& at) {
+MachineSizes check_node_counts(const Scenario& s, const std::vector<int>& nodes,
+                               const std::optional<KeyLocation>& at) {
   const platforms::Platform file_platform = platforms::load_platform(s.platform);
+  MachineSizes sizes{file_platform.total_nodes(), file_platform.total_nodes()};
   if (!s.cluster_partition.empty()) {
     try {
       platforms::growing_partition(file_platform, s.cluster_partition);
@@ -58,12 +59,14 @@ void check_node_counts(const Scenario& s, const std::vector<int>& nodes,
     }
     try {
       sized_platform(s, file_platform, n);
+      sizes.largest_nodes = std::max(sizes.largest_nodes, machine_nodes(s, file_platform, n));
     } catch (const std::invalid_argument& e) {
       // An explicit machine size that holds the point is what the topology rule rejects.
       const bool machine_key = s.cluster_nodes > 0 && n <= s.cluster_nodes;
       fail_at(machine_key ? s.cluster_nodes_at : key, e.what());
     }
   }
+  return sizes;
 }
 
 }  // namespace scalecast::sim

@@ -26,7 +26,12 @@ platforms::Platform sized_platform(const Scenario& s, const platforms::Platform&
 // common::ConfigError at the key that decides (the node count's entry in `nodes`, or `at` when
 // given, e.g. a --nodes option; cluster.nodes; cluster.partition). Loads the platform (its own
 // ConfigErrors pass through).
-void check_node_counts(const Scenario& s, const std::vector<int>& nodes,
-                       const std::optional<KeyLocation>& at = std::nullopt);
+// Returns the largest machine the points run on and the file's size, for a notice when it grows.
+struct MachineSizes {
+  long file_nodes = 0;
+  long largest_nodes = 0;
+};
+MachineSizes check_node_counts(const Scenario& s, const std::vector<int>& nodes,
+                               const std::optional<KeyLocation>& at = std::nullopt);
 
 }  // namespace scalecast::sim

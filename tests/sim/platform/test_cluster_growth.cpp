@@ -177,6 +177,10 @@ TEST_SUITE("unit") {
     CHECK(bad.starts_with("s.yaml:3:12: error: nodes[1]: gce-v100-8gpu cannot build 2 nodes"));
     const std::string summit = "platform: summit\nmodel: resnet50\n";
     CHECK(at(summit + "nodes: [4608, 10000]\n") == "accepted");  // fit: grows to 10,000
+    const Scenario fit = load_scenario_text(summit + "nodes: [4608, 10000]\n", "s.yaml");
+    const MachineSizes sizes = check_node_counts(fit, fit.nodes);
+    CHECK(sizes.file_nodes == 4'608);
+    CHECK(sizes.largest_nodes == 10'000);
     CHECK(at(summit + "nodes: [10000]\ncluster: {nodes: 4608}\n")
               .starts_with("s.yaml:3:9: error: nodes[0]: the point asks for 10000 nodes but "
                            "cluster.nodes makes summit 4608 nodes"));
