@@ -4,6 +4,8 @@
 // Ops are priced by a datasheet roofline written here (60% of the tensor-core peak, 80% of HBM
 // bandwidth, 5 us launch) so the benchmark measures the engine, independent of calibration data.
 // Usage: bench_replay_summit NODES [flow|wave] [memory|nvme|pfs]   (run from the repository root)
+// NODES above 4,608 grows Summit by its fat-tree rule (scenario cluster.nodes: fit), e.g. 16,667
+// nodes = 100,002 GPUs.
 // A storage source reads 110 KB per sample (ImageNet JPEGs, scenarios/summit-resnet50-gpfs.yaml).
 
 #include <sys/resource.h>

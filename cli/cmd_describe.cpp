@@ -22,8 +22,17 @@ void add_describe_command(CLI::App& app, Action& action) {
   p->add_option("name", *platform,
                 "Platform name (platforms/NAME.yaml) or path to a platform file");
   p->add_flag("--schema", *schema, "Print only the documented schema of platform files");
-  p->callback([platform, schema, &action] {
-    action = [platform, schema] { return describe_platform(*platform, *schema); };
+  auto nodes = std::make_shared<long>(0);
+  auto partition = std::make_shared<std::string>();
+  p->add_option("--nodes", *nodes,
+                "Show the machine grown or shrunk to this many nodes by its topology rule "
+                "(what a scenario's cluster.nodes builds)");
+  p->add_option("--partition", *partition,
+                "With --nodes: the partition that grows (default: the largest)");
+  p->callback([platform, schema, nodes, partition, &action] {
+    action = [platform, schema, nodes, partition] {
+      return describe_platform(*platform, *schema, *nodes, *partition);
+    };
   });
 
   auto model = std::make_shared<DescribeModelOptions>();

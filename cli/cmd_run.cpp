@@ -13,6 +13,7 @@
 #include "cli/point_runner.hpp"
 #include "common/atomic_file.hpp"
 #include "common/logging.hpp"
+#include "sim/cluster.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
@@ -64,6 +65,13 @@ int run_one_point(const RunOptions& o) {
 
 int run_scenario(const RunOptions& o) {
   const sim::Scenario s = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
+  // In the parent, at the `nodes` key, before any child; say when the machine is not the file's.
+  const sim::MachineSizes sizes = sim::check_node_counts(s, s.nodes);
+  if (sizes.largest_nodes != sizes.file_nodes) {
+    spdlog::info(
+        "{}: the machine is resized from the platform file's {} nodes to {} (cluster.nodes)",
+        s.platform, sizes.file_nodes, sizes.largest_nodes);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const auto points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs);
   std::fputs(sim::format_table(s, points).c_str(), stdout);

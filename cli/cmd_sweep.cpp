@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -15,6 +16,7 @@
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
 #include "platforms/data_dir.hpp"
+#include "sim/cluster.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 #include "validation/run_predictor.hpp"
@@ -169,10 +171,15 @@ int run_sweep(const SweepOptions& o) {
   const sim::Scenario base = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
   const std::vector<int> nodes = o.nodes.empty() ? base.nodes : parse_nodes(o.nodes);
   const SweepPlan plan = make_plan(o.scenario, o.overrides, o.axes, nodes, o.out_dir);
+  std::optional<sim::KeyLocation> nodes_at;
+  if (!o.nodes.empty()) nodes_at = sim::KeyLocation{"command line", 0, 0, "--nodes"};
+  sim::check_node_counts(base, nodes, nodes_at);
   for (const auto& combo : plan.combos) {  // every combination must load before anything runs
     std::vector<std::string> sets = o.overrides;
     sets.insert(sets.end(), combo.begin(), combo.end());
-    sim::load_scenario(o.scenario, sim::parse_overrides(sets));
+    // Every node count must be a machine the platform's topology rule builds (sim/cluster.hpp).
+    sim::check_node_counts(sim::load_scenario(o.scenario, sim::parse_overrides(sets)), nodes,
+                           nodes_at);
   }
   write_plan(plan);
   const std::vector<int> missing = missing_points(plan);

@@ -1,6 +1,7 @@
 // `scalecast validate`: predict every point of a validation file and report the errors.
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +35,7 @@ std::string self_exe() {
 
 int run_validate(const ValidateOptions& o) {
   const validation::ValidationFile file = validation::load_validation_file(o.file);
+  validation::check_node_counts(file);  // a node count no machine can have: exit 1 here
   std::string work = o.work_dir;
   if (work.empty()) {
     work =
@@ -50,6 +52,12 @@ int run_validate(const ValidateOptions& o) {
     common::write_file_atomic(o.json_out, validation::format_json(file, run, summary));
   }
   if (o.work_dir.empty()) std::filesystem::remove_all(work);
+  // One point's failure does not stop the others (the table and JSON list it as FAILED), but
+  // the run did not do what was asked: say so in the exit status.
+  if (const int failures = run.failures(); failures > 0) {
+    spdlog::error("validate: {} simulation(s) failed unexpectedly (FAILED in the table)", failures);
+    return kExitFailure;
+  }
   return kExitOk;
 }
 

@@ -15,7 +15,10 @@ struct DescribeModelOptions {
 };
 
 int describe_units();
-int describe_platform(const std::string& name_or_path, bool schema_only);
+// nodes > 0: the machine resized to that many nodes (partition: the one that grows, "" =
+// largest), as a scenario's cluster.nodes builds it, with its switch-level link counts.
+int describe_platform(const std::string& name_or_path, bool schema_only, long nodes = 0,
+                      const std::string& partition = "");
 int describe_model(const DescribeModelOptions& options);
 int describe_calibration(const std::string& file);
 

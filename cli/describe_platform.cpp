@@ -1,12 +1,15 @@
 // `scalecast describe platform NAME`: what a machine is made of, then the platform-file schema.
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "cli/commands.hpp"
 #include "cli/describe.hpp"
 #include "common/config_error.hpp"
 #include "common/units.hpp"
+#include "platforms/cluster_size.hpp"
 #include "platforms/platform.hpp"
 #include "platforms/schema.hpp"
 
@@ -83,16 +86,50 @@ void print_network(const platforms::Platform& p) {
   }
 }
 
+void print_network_shape(const platforms::Platform& p) {
+  const int rails = std::max(1, p.max_nics_per_node());
+  const platforms::NetworkShape shape = platforms::network_shape(p.network, p.total_nodes(), rails);
+  if (p.network.topology == platforms::Topology::kFatTree) {
+    const auto levels =
+        p.total_nodes() > 1 ? platforms::fat_tree_levels(p.network, shape.ports) : p.network.levels;
+    if (levels.size() > p.network.levels.size()) {
+      fmt::print("  grown     {} level(s) added with the top level's radix {} (non-blocking)\n",
+                 levels.size() - p.network.levels.size(), p.network.levels.back().radix);
+    }
+  }
+  std::string counts;
+  for (const auto& [cls, n] : shape.links) {
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, cls);
+  }
+  fmt::print("  built     {} NIC ports{}; switch links: {}\n", shape.ports,
+             shape.groups > 0 ? fmt::format(", {} units/groups", shape.groups) : "", counts);
+}
+
 }  // namespace
 
-int describe_platform(const std::string& name_or_path, bool schema_only) {
+int describe_platform(const std::string& name_or_path, bool schema_only, long nodes,
+                      const std::string& partition) {
   if (!schema_only) {
     if (name_or_path.empty()) {
       throw common::ConfigError(
           "", 0, 0, "", "describe platform: give a platform name (e.g. summit) or --schema");
     }
-    const platforms::Platform p = platforms::load_platform(name_or_path);
+    platforms::Platform p = platforms::load_platform(name_or_path);
+    const int file_nodes = p.total_nodes();
+    if (nodes != 0 || !partition.empty()) {
+      try {
+        if (nodes == 0) nodes = file_nodes;
+        platforms::resize_platform(p, nodes, partition);
+      } catch (const std::invalid_argument& e) {
+        throw common::ConfigError("command line", 0, 0, nodes != 0 ? "--nodes" : "--partition",
+                                  e.what());
+      }
+    }
     fmt::print("platform  {} ({})\n", p.name, p.file);
+    if (p.total_nodes() != file_nodes) {
+      fmt::print("          resized from {} to {} nodes (cluster.nodes)\n", file_nodes,
+                 p.total_nodes());
+    }
     if (!p.description.empty()) fmt::print("          {}\n", p.description);
     int gpus = 0;
     for (const auto& part : p.partitions) {
@@ -105,6 +142,7 @@ int describe_platform(const std::string& name_or_path, bool schema_only) {
     for (const auto& t : p.node_types) print_node_type(t);
     fmt::print("\n");
     print_network(p);
+    print_network_shape(p);
     if (p.pfs.present) {
       fmt::print("storage   {}: {} servers (simulated as {}), read {}, write {}\n", p.pfs.name,
                  p.pfs.servers, p.pfs.simulated_servers, bw(p.pfs.read_bandwidth_Bps),

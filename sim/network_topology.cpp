@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "platforms/cluster_size.hpp"
 #include "sim/machine_zone.hpp"
 
 namespace scalecast::sim {
@@ -16,10 +17,13 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Fat tree of aggregated switches: level i groups `radix` children; each switch has one
 // uplink whose capacity is radix x child capacity / oversubscription (tapering). A route climbs
-// to the lowest common switch; switches above the top level meet in a non-blocking core.
+// to the lowest common switch. Levels are added (platforms::fat_tree_levels) until one switch is
+// on top, whose uplink leads to the core where storage attaches.
 class FatTree final : public NetworkTopology {
  public:
-  FatTree(MachineZone& zone, const Network& net, int ports) : levels_(net.levels) {
+  // One node has no inter-node route: its NIC ports hang under the file's levels as they are.
+  FatTree(MachineZone& zone, const Network& net, int nodes, int ports)
+      : levels_(nodes > 1 ? platforms::fat_tree_levels(net, ports) : net.levels) {
     double child_bw = net.port_bandwidth_Bps;
     int children = ports;
     for (std::size_t i = 0; i < levels_.size(); ++i) {
@@ -193,7 +197,7 @@ std::unique_ptr<NetworkTopology> build_network_topology(MachineZone& zone, const
   const int ports = nodes * std::max(nics_per_node, 1);
   switch (net.topology) {
     case Topology::kFatTree:
-      return std::make_unique<FatTree>(zone, net, ports);
+      return std::make_unique<FatTree>(zone, net, nodes, ports);
     case Topology::kRailOptimized:
       return std::make_unique<RailOptimized>(zone, net, nodes, std::max(nics_per_node, 1));
     case Topology::kDragonfly:

@@ -9,6 +9,7 @@
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "models/zoo.hpp"
+#include "platforms/cluster_size.hpp"
 #include "platforms/platform.hpp"
 
 namespace scalecast::sim {
@@ -57,6 +58,31 @@ int positive_int(const ConfigNode& n) {
   const std::int64_t v = n.as_int();
   if (v < 1 || v > 1'000'000) n.fail("expected a positive whole number, got " + n.as_string());
   return static_cast<int>(v);
+}
+
+// A node count: 1 to platforms::kMaxClusterNodes.
+int node_count(const ConfigNode& n) {
+  const std::int64_t v = n.as_int();
+  if (v < 1 || v > platforms::kMaxClusterNodes)
+    n.fail(
+        fmt::format("expected a node count from 1 to {} (more is absurd for any machine), got {}",
+                    platforms::kMaxClusterNodes, n.as_string()));
+  return static_cast<int>(v);
+}
+
+KeyLocation where(const ConfigNode& n) { return {n.file(), n.line(), n.column(), n.path()}; }
+
+void load_cluster(const ConfigNode& c, Scenario& s) {
+  if (!c.is_map()) c.fail("expected a map with nodes and/or partition");
+  c.check_keys({"nodes", "partition"});
+  if (auto v = c.optional("nodes")) {
+    s.cluster_nodes_at = where(*v);
+    if (!(v->is_scalar() && v->as_string() == "fit")) s.cluster_nodes = node_count(*v);
+  }
+  if (auto v = c.optional("partition")) {
+    s.cluster_partition = v->as_string();
+    s.cluster_partition_at = where(*v);
+  }
 }
 
 template <class T, class F>
@@ -164,11 +190,11 @@ void load_input(const ConfigNode& in, Scenario& s) {
 Scenario load(const ConfigNode& root, const std::string& source) {
   if (!root.is_map()) root.fail("expected a map of scenario settings");
   root.check_keys(
-      {"name",          "platform",   "model",           "seq_len",     "precision",
-       "batch_per_gpu", "nodes",      "gpus_per_node",   "placement",   "strategy",
-       "allreduce",     "fidelity",   "flow_limit_gpus", "iterations",  "warmup",
-       "seed",          "network",    "input",           "calibration", "framework_efficiency",
-       "trace",         "variability"});
+      {"name",          "platform",    "model",           "seq_len",     "precision",
+       "batch_per_gpu", "nodes",       "gpus_per_node",   "placement",   "strategy",
+       "allreduce",     "fidelity",    "flow_limit_gpus", "iterations",  "warmup",
+       "seed",          "network",     "input",           "calibration", "framework_efficiency",
+       "trace",         "variability", "cluster"});
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
@@ -184,11 +210,16 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   const ConfigNode nodes = root.required("nodes");
   s.nodes.clear();
   if (nodes.is_sequence()) {
-    for (const ConfigNode& n : nodes.items()) s.nodes.push_back(positive_int(n));
+    for (const ConfigNode& n : nodes.items()) {
+      s.nodes.push_back(node_count(n));
+      s.nodes_at.push_back(where(n));
+    }
     if (s.nodes.empty()) nodes.fail("expected at least one node count");
   } else {
-    s.nodes.push_back(positive_int(nodes));
+    s.nodes.push_back(node_count(nodes));
+    s.nodes_at.push_back(where(nodes));
   }
+  if (auto v = root.optional("cluster")) load_cluster(*v, s);
   if (auto v = root.optional("gpus_per_node")) s.gpus_per_node = static_cast<int>(v->as_count());
   if (auto v = root.optional("placement")) {
     const std::string p = v->as_string();

@@ -18,6 +18,14 @@ namespace scalecast::sim {
 
 enum class Placement { kPacked, kSpread };
 
+// Where a key was given (file:line:col and key path), for errors found after loading.
+struct KeyLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string key;
+};
+
 struct Scenario {
   std::string name;          // from the file name unless given
   std::string source_file;   // as given on the command line
@@ -26,8 +34,14 @@ struct Scenario {
   std::int64_t seq_len = 0;  // tokens per sequence for token models; 0: the model's default
   common::Precision precision = common::Precision::kFp32;
   int batch_per_gpu = 32;
-  std::vector<int> nodes = {1};  // one simulation per entry
-  int gpus_per_node = 0;         // 0: every GPU of the node
+  std::vector<int> nodes = {1};       // one simulation per entry
+  std::vector<KeyLocation> nodes_at;  // where each entry of `nodes` was given
+  // cluster.nodes: the machine's size in nodes (grown or shrunk by the platform's topology
+  // rule); 0 = `fit`: the platform file's size, grown to a point's node count when it needs more.
+  int cluster_nodes = 0;
+  std::string cluster_partition;  // cluster.partition: the partition that grows; "" = largest
+  KeyLocation cluster_nodes_at, cluster_partition_at;
+  int gpus_per_node = 0;  // 0: every GPU of the node
   Placement placement = Placement::kPacked;
   std::string strategy = "data_parallel";
   AllReduceConfig allreduce;

@@ -7,6 +7,7 @@
 
 #include "models/zoo.hpp"
 #include "platforms/platform.hpp"
+#include "sim/cluster.hpp"
 #include "sim/engine_setup.hpp"
 #include "sim/platform_builder.hpp"
 
@@ -73,11 +74,10 @@ double sample_bytes(const Scenario& s, const models::Model& m, const models::Tra
 
 JobResult run_point(const Scenario& s, const PointRequest& request,
                     const calibration::CostModel& cost_model) {
-  const platforms::Platform machine = platforms::load_platform(s.platform);
-  const int total = machine.total_nodes();
-  if (request.nodes < 1 || request.nodes > total)
-    throw std::invalid_argument("the scenario asks for " + std::to_string(request.nodes) +
-                                " nodes; " + machine.name + " has " + std::to_string(total));
+  // The machine as large as the scenario asks (cluster.nodes), or as the point needs
+  // (sim/cluster.hpp).
+  const platforms::Platform machine =
+      sized_platform(s, platforms::load_platform(s.platform), request.nodes);
   auto engine = create_engine({s.network});
   BuildOptions options;
   options.network = s.network;

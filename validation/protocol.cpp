@@ -61,6 +61,11 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
   } catch (const Unsupported& e) {
     fit.fitted = false;
     fit.skip_reason = e.what();
+  } catch (const std::exception& e) {
+    // One anchor's failure is reported with its points; the rest of the file still runs.
+    fit.fitted = false;
+    fit.failed = true;
+    fit.skip_reason = fmt::format("simulation failed: {}", e.what());
   }
   return fit;
 }
@@ -87,6 +92,7 @@ PointResult predict_point(const ValidationPoint& p, const AnchorFit& fit,
   r.measured = p.measured.value;
   if (!fit.fitted) {
     r.skip_reason = fmt::format("anchor {} not simulated: {}", fit.id, fit.skip_reason);
+    r.failed = fit.failed;
     return r;
   }
   try {
@@ -112,6 +118,9 @@ PointResult predict_point(const ValidationPoint& p, const AnchorFit& fit,
     r.simulated = true;
   } catch (const Unsupported& e) {
     r.skip_reason = e.what();
+  } catch (const std::exception& e) {
+    r.failed = true;
+    r.skip_reason = fmt::format("simulation failed: {}", e.what());
   }
   return r;
 }
@@ -144,6 +153,13 @@ void parallel_for(std::size_t n, int jobs, F&& task) {
 }
 
 }  // namespace
+
+int ValidationRun::failures() const {
+  int n = 0;
+  for (const PointResult& r : points) n += r.failed ? 1 : 0;
+  for (const AnchorFit& a : anchors) n += a.failed ? 1 : 0;
+  return n;
+}
 
 ValidationRun run_protocol(const ValidationFile& file, const Predictor& predictor,
                            const ProtocolOptions& options) {

@@ -30,6 +30,9 @@ struct AnchorFit {
   double residual_pct = 0.0;
   int simulations = 0;
   std::string skip_reason;  // when not fitted
+  // Not fitted because a simulation failed unexpectedly (not Unsupported: e.g. a child that
+  // crashed or exited 4); skip_reason then carries the child's output tail.
+  bool failed = false;
 };
 
 struct PointResult {
@@ -40,11 +43,18 @@ struct PointResult {
   double error_pct = 0.0;  // signed, (predicted - measured) / measured * 100
   Prediction prediction;   // the simulated configuration of the point
   std::string skip_reason;
+  // Not simulated because a simulation (its own, its baseline's or its anchor's) failed
+  // unexpectedly; the run goes on and the point is listed with the reason. Callers that gate
+  // on the run (validate's exit status, the public-set test) treat it as a failure.
+  bool failed = false;
 };
 
 struct ValidationRun {
   std::vector<PointResult> points;  // predict points, in file order
   std::vector<AnchorFit> anchors;   // anchors in file order
+
+  // Points and anchors whose simulation failed unexpectedly (PointResult::failed).
+  int failures() const;
 };
 
 // Fits the framework efficiency of `anchor`: efficiency e such that the simulated throughput

@@ -62,12 +62,14 @@ std::string format_table(const ValidationFile& file, const ValidationRun& run,
   for (const PointResult& r : run.points) {
     if (r.simulated) continue;
     if (skipped++ == 0) out += "\nSkipped (not simulated):\n";
-    out += fmt::format("  {:<20} {:<20} {}\n", r.point->id, r.point->system, r.skip_reason);
+    out += fmt::format("  {:<20} {:<20} {}{}\n", r.point->id, r.point->system,
+                       r.failed ? "FAILED " : "", r.skip_reason);
   }
   out += "\nAnchors (fitted framework efficiency, residual after the fit):\n";
   for (const AnchorFit& a : run.anchors) {
     if (!a.fitted) {
-      out += fmt::format("  {:<20} not fitted: {}\n", a.id, a.skip_reason);
+      out += fmt::format("  {:<20} {}not fitted: {}\n", a.id, a.failed ? "FAILED " : "",
+                         a.skip_reason);
       continue;
     }
     out += fmt::format("  {:<20} efficiency {:.4f}  residual {:+.4f}%  ({} simulations)\n", a.id,
@@ -92,8 +94,11 @@ std::string format_json(const ValidationFile& file, const ValidationRun& run,
   for (const PointResult& r : run.points) {
     const ValidationPoint& p = *r.point;
     if (!r.simulated) {
-      skipped.push_back(
-          {{"id", p.id}, {"system", p.system}, {"model", p.model}, {"reason", r.skip_reason}});
+      skipped.push_back({{"id", p.id},
+                         {"system", p.system},
+                         {"model", p.model},
+                         {"reason", r.skip_reason},
+                         {"failed", r.failed}});
       continue;
     }
     Json j;
@@ -143,6 +148,7 @@ std::string format_json(const ValidationFile& file, const ValidationRun& run,
       j["simulations"] = a.simulations;
     } else {
       j["reason"] = a.skip_reason;
+      j["failed"] = a.failed;
     }
     anchors.push_back(j);
   }

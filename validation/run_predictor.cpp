@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,8 +18,11 @@
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "models/zoo.hpp"
+#include "platforms/cluster_size.hpp"
 #include "platforms/data_dir.hpp"
+#include "platforms/platform.hpp"
 #include "sim/scenario.hpp"
+#include "validation/protocol.hpp"
 
 namespace scalecast::validation {
 namespace {
@@ -52,6 +57,21 @@ std::string first_error_line(const std::string& output) {
     if (!line.empty()) last = line;
   }
   return last;
+}
+
+// The last `lines` non-empty lines of a child's output, joined by " | " (what it said before it
+// failed: SimGrid and the engine write the cause last).
+std::string output_tail(const std::string& output, std::size_t lines = 3) {
+  std::istringstream in(output);
+  std::vector<std::string> kept;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    kept.push_back(line);
+    if (kept.size() > lines) kept.erase(kept.begin());
+  }
+  std::string out;
+  for (const std::string& l : kept) out += (out.empty() ? "" : " | ") + l;
+  return out.empty() ? "(no output)" : out;
 }
 
 double number_at(const nlohmann::json& j, const char* key, const std::string& name) {
@@ -109,6 +129,32 @@ void check_expressible(const Configuration& c) {
   }
 }
 
+void check_node_counts(const ValidationFile& file) {
+  const std::string base_dir = base_dir_of(file.path);
+  std::map<std::string, std::optional<platforms::Platform>> loaded;
+  for (const ValidationPoint& p : file.points) {
+    Configuration c;
+    c.system = p.system;
+    c.base_dir = base_dir;
+    const std::string ref = platform_ref(c);
+    auto [it, fresh] = loaded.try_emplace(ref);
+    if (fresh) {
+      try {
+        it->second = platforms::load_platform(ref);
+      } catch (const common::ConfigError&) {
+        // Reported as the point's skip reason by its simulation (FORMAT.md 5.4).
+      }
+    }
+    if (!it->second) continue;
+    const long size = std::max<long>(it->second->total_nodes(), p.nodes);
+    const std::string problem = platforms::node_count_problem(*it->second, size);
+    if (!problem.empty()) {
+      throw common::ConfigError(file.path, p.nodes_line, p.nodes_column, p.nodes_key,
+                                fmt::format("point {}: {}", p.id, problem));
+    }
+  }
+}
+
 std::vector<std::string> default_calibration_databases() {
   for (const std::string& dir : platforms::data_dirs()) {
     const std::filesystem::path folder = std::filesystem::path(dir) / "calibration" / "data";
@@ -138,6 +184,8 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   y += fmt::format("precision: {}\n", c.precision == "amp_fp16" ? "fp16" : c.precision);
   y += fmt::format("batch_per_gpu: {}\n", c.batch_per_gpu);
   y += fmt::format("nodes: {}\n", c.nodes);
+  // The system names a machine type: it is built as large as the point needs (sim/cluster.hpp).
+  y += "cluster:\n  nodes: fit\n";
   y += fmt::format("gpus_per_node: {}\n", c.gpus / c.nodes);
   // One GPU and synchronous all-reduce are both data parallelism (one rank has nothing to
   // reduce); parameter servers are passed on by name and the engine decides.
@@ -234,8 +282,12 @@ Prediction RunPredictor::predict(const Configuration& config) const {
     throw Unsupported(reason);
   }
   if (rc != 0) {
-    throw std::runtime_error(fmt::format("scalecast run {} failed (exit {}): {}", scenario_path, rc,
-                                         first_error_line(output)));
+    // Unexpected (a crash, exit 4): the caller lists the point as failed with this reason.
+    std::string tail = output_tail(output);
+    for (std::size_t at; (at = tail.find(scenario_path)) != std::string::npos;) {
+      tail.replace(at, scenario_path.size(), "scenario.yaml");
+    }
+    throw std::runtime_error(fmt::format("scalecast run exited {}: {}", rc, tail));
   }
   const Prediction p = parse_summary_json(read_text(point_json), point_json);
   std::lock_guard lock(mutex_);

@@ -15,6 +15,7 @@
 #include "validation/sim_server.hpp"
 #include "validation/trace_comparison.hpp"
 #include "validation/trace_reader.hpp"
+#include "validation/validation_file.hpp"
 
 namespace scalecast::validation {
 
@@ -27,6 +28,12 @@ std::string scenario_yaml(const Configuration& config,
 // model that does not read token sequences or beyond its position table, comm mpi_cpu or tcp.
 // RunPredictor::predict calls it before writing the scenario.
 void check_expressible(const Configuration& config);
+
+// Before any simulation: every point's node count must be one its system's topology rule can
+// build (platforms::node_count_problem; the machine grows to the point, sim/cluster.hpp).
+// Throws common::ConfigError at the point's `nodes` key. A system that does not load is left
+// to the point's own simulation, which lists it as skipped.
+void check_node_counts(const ValidationFile& file);
 
 // The project's kernel calibration databases (calibration/data/*.yaml in the first data
 // directory that has the folder), sorted by name; kernel-level data, not from a validation file.

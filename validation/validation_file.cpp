@@ -95,6 +95,9 @@ ValidationPoint parse_point(const ConfigNode& node) {
   p.gpus = positive_int(node.required("gpus"));
   const ConfigNode nodes = node.required("nodes");
   p.nodes = positive_int(nodes);
+  p.nodes_line = nodes.line();
+  p.nodes_column = nodes.column();
+  p.nodes_key = nodes.path();
   if (p.gpus % p.nodes != 0) {
     nodes.fail(fmt::format("gpus ({}) must be a whole multiple of nodes ({})", p.gpus, p.nodes));
   }

@@ -42,6 +42,10 @@ struct ValidationPoint {
   std::string source;
   std::string notes;
   int line = 0;  // 1-based line of the point in its file, for messages
+  // Where `nodes` was given (file:line:col and key path), for node counts rejected later.
+  int nodes_line = 0;
+  int nodes_column = 0;
+  std::string nodes_key;
 
   int gpus_per_node() const { return gpus / nodes; }
   // The anchor key (README section 5.1): system, model, seq_len, precision, framework.

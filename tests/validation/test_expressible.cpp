@@ -4,7 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "validation/protocol.hpp"
@@ -110,5 +113,36 @@ TEST_SUITE("unit") {
       INFO(anchor);
       CHECK(fitted.count(anchor) == 1);
     }
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE("scenario_yaml lets the machine grow to the point's node count") {
+    Configuration c = bert(128);
+    c.gpus = 3'584;
+    c.nodes = 448;
+    const std::string y = scenario_yaml(c);
+    CHECK(y.find("nodes: 448\n") != std::string::npos);
+    CHECK(y.find("cluster:\n  nodes: fit\n") != std::string::npos);
+  }
+
+  TEST_CASE("a child that fails unexpectedly is an error carrying its output tail") {
+    // A stand-in `scalecast` that crashes the way the engine did on an oversized point.
+    const auto dir = std::filesystem::temp_directory_path() / "scalecast-test-crashing-child";
+    std::filesystem::create_directories(dir);
+    const std::string exe = (dir / "scalecast").string();
+    {
+      std::ofstream script(exe);
+      script << "#!/bin/sh\necho 'loading'\necho 'first' >&2\necho 'second' >&2\n"
+                "echo 'terminate: cannot build 896 nodes' >&2\nexit 4\n";
+    }
+    std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+    RunPredictor predictor(exe, (dir / "work").string(), {});
+    predictor.use_servers(false);
+    CHECK_THROWS_WITH_AS(
+        predictor.predict(bert(128)),
+        "scalecast run exited 4: first | second | terminate: cannot build 896 nodes",
+        std::runtime_error);
+    std::filesystem::remove_all(dir);
   }
 }

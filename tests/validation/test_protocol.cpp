@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ class FakePredictor : public Predictor {
     seen.push_back(c);
     if (c.system == "nowhere") throw Unsupported("no platform named \"nowhere\"");
     if (c.model == "unknown_net") throw Unsupported("unknown model \"unknown_net\"");
+    if (c.system == "crashy" && c.gpus > 8)
+      throw std::runtime_error("scalecast run exited 4: engine: out of range");
     Prediction p;
     const double compute_s = c.batch_per_gpu / (rate_per_gpu * c.framework_efficiency);
     const double comm_s = comm_s_per_node * (c.nodes - 1);
@@ -220,5 +223,41 @@ TEST_SUITE("unit") {
     // Same inputs, same bytes.
     CHECK(format_json(f, run, summarize(run)) ==
           format_json(f, run_protocol(f, fake), summarize(run_protocol(f, fake))));
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE("an unexpected simulation failure marks its point FAILED and the run goes on") {
+    const std::string text =
+        file_text() + point("A5", "crashy", 8, 1, "throughput: 3000", "    role: anchor\n") +
+        point("P8", "crashy", 8, 1, "throughput: 3000", "    role: predict\n    anchor: A5\n") +
+        point("P9", "crashy", 16, 2, "throughput: 5000", "    role: predict\n    anchor: A5\n") +
+        point("A6", "crashy", 16, 2, "throughput: 5000", "    role: anchor\n") +
+        point("P10", "crashy", 32, 4, "throughput: 9000", "    role: predict\n    anchor: A6\n");
+    const ValidationFile f = parse_validation_text(text, "dir/v.yaml");
+    FakePredictor fake;
+    ProtocolOptions options;
+    options.jobs = 2;
+    const ValidationRun run = run_protocol(f, fake, options);
+    // The point itself fails (P9), or its anchor does (P10 through A6); P8 and the rest run.
+    CHECK(result(run, "P8").simulated);
+    CHECK(result(run, "P1").simulated);
+    CHECK(result(run, "P9").failed);
+    CHECK(result(run, "P9").skip_reason ==
+          "simulation failed: scalecast run exited 4: engine: out of range");
+    CHECK(result(run, "P10").failed);
+    CHECK(
+        result(run, "P10").skip_reason ==
+        "anchor A6 not simulated: simulation failed: scalecast run exited 4: engine: out of range");
+    CHECK_FALSE(result(run, "P6").failed);  // Unsupported: skipped, not failed
+    CHECK(run.failures() == 3);             // P9, P10 and anchor A6
+    const RunSummary s = summarize(run);
+    const std::string table = format_table(f, run, s);
+    CHECK(table.find("P9                   crashy               FAILED simulation failed") !=
+          std::string::npos);
+    const auto j = nlohmann::json::parse(format_json(f, run, s));
+    int failed = 0;
+    for (const auto& k : j["skipped"]) failed += k["failed"].get<bool>() ? 1 : 0;
+    CHECK(failed == 2);
   }
 }

@@ -1,10 +1,13 @@
 // The public validation set through the real engine (label "validation"): every expressible
 // point is simulated with `scalecast run` child processes, and the run fails when the overall
-// MAPE exceeds the current target or any point is off by more than 25%.
+// MAPE exceeds the current target, any point is off by more than 25%, any simulation fails
+// unexpectedly, or the set of skipped points (with their reasons) differs from the one below: a
+// gate that cannot shrink by skipping more.
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "validation/protocol.hpp"
@@ -17,10 +20,43 @@ using namespace scalecast::validation;
 namespace {
 
 // The issue's "now" target: overall MAPE <= 10%, no point beyond +-25% (14:35 UTC 2 Dec run,
-// with the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16). The goal
+// with the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16; 3 Dec,
+// 14:05 UTC: MAPE 7.17% over 41 points, max 20.09%, 15 skipped as listed below). The goal
 // is 5%; lower these as the model improves, never raise them to pass (validation/README.md).
 constexpr double kTargetMapePct = 10.0;
 constexpr double kMaxAbsPct = 25.0;
+
+// The predict points the engine cannot express today, with their exact reasons (FORMAT.md 5.4:
+// listed, never dropped). A point leaving this list (now simulated) or joining it fails the test:
+// update the list in the same change that explains why.
+const std::string kTcp =
+    "comm tcp is not modelled: the platform network stands for its native (RDMA) transport, with "
+    "no TCP stack cost";
+const std::string kMpiCpu =
+    "comm mpi_cpu is not modelled: the replay engine records allreduce.library but simulates GPU "
+    "collectives only (no host staging or CPU reduction)";
+const std::map<std::string, std::string> kExpectedSkips = {
+    {"PA-6.ps.inception_v3", kTcp},
+    {"PA-6.ps.resnet101", kTcp},
+    {"PA-6.ps.vgg16", kTcp},
+    {"PA-6.ps-cpu.inception_v3", kTcp},
+    {"PA-6.ps-cpu.resnet101", kTcp},
+    {"PA-6.ps-cpu.vgg16", kTcp},
+    {"PA-6.hvd-mpi-tcp.inception_v3", kMpiCpu},
+    {"PA-6.hvd-mpi-tcp.resnet101", kMpiCpu},
+    {"PA-6.hvd-mpi-tcp.vgg16", kMpiCpu},
+    {"PA-6.hvd-mpi-rdma.inception_v3", kMpiCpu},
+    {"PA-6.hvd-mpi-rdma.resnet101", kMpiCpu},
+    {"PA-6.hvd-mpi-rdma.vgg16", kMpiCpu},
+    {"PA-6.hvd-nccl-tcp.inception_v3", kTcp},
+    {"PA-6.hvd-nccl-tcp.resnet101", kTcp},
+    {"PA-6.hvd-nccl-tcp.vgg16", kTcp},
+};
+// Anchors that cannot be fitted (no predict point uses them), with their reasons.
+const std::map<std::string, std::string> kExpectedUnfitted = {
+    {"CL-4.fp32",
+     "scenario.yaml:10:11: error: strategy: expected data_parallel, got \"parameter_server\""},
+};
 
 std::string exe() { return std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast"; }
 
@@ -55,12 +91,59 @@ TEST_SUITE("validation") {
                             << " points (target " << kTargetMapePct << "%), max |e| "
                             << s.overall.max_abs_pct << "% (limit " << kMaxAbsPct << "%), "
                             << s.overall.skipped << " skipped");
+    std::map<std::string, std::string> unfitted;
     for (const AnchorFit& a : run.anchors) {
       if (a.fitted) CHECK_MESSAGE(std::abs(a.residual_pct) < 0.1, "anchor " << a.id);
+      CHECK_MESSAGE(!a.failed, "anchor " << a.id << " failed: " << a.skip_reason);
+      if (!a.fitted) unfitted[a.id] = a.skip_reason;
     }
+    std::map<std::string, std::string> skipped;
+    for (const PointResult& r : run.points) {
+      // An unexpected child failure is a failure, never a skip.
+      CHECK_MESSAGE(!r.failed, r.point->id << " failed: " << r.skip_reason);
+      if (!r.simulated) skipped[r.point->id] = r.skip_reason;
+    }
+    CHECK(run.failures() == 0);
+    CHECK(skipped == kExpectedSkips);
+    CHECK(unfitted == kExpectedUnfitted);
     REQUIRE(s.overall.count > 0);
+    CHECK(s.overall.count + s.overall.skipped == static_cast<int>(run.points.size()));
+    CHECK(s.overall.skipped == static_cast<int>(kExpectedSkips.size()));
     CHECK(s.overall.mape_pct <= kTargetMapePct);
     CHECK(s.overall.max_abs_pct <= kMaxAbsPct);
+  }
+
+  TEST_CASE("points larger than their platform file run on a machine grown to them") {
+    // Issue 13: held-out points up to 3,584 GPUs name systems whose files hold fewer nodes
+    // (dgx1-v100: 32 nodes; dgx-a100-40gb: 20). Each machine grows to its point by the file's
+    // topology rule instead of the child failing. Measured values are placeholders: only
+    // "simulated, not failed" is checked here, never the error.
+    const auto pt = [](const std::string& id, const std::string& system, int gpus, int nodes,
+                       const std::string& role) {
+      return "  - id: " + id + "\n    system: " + system +
+             "\n    model: resnet50\n    precision: fp32\n    framework: tensorflow\n    "
+             "strategy: allreduce\n    batch_per_gpu: 64\n    gpus: " +
+             std::to_string(gpus) + "\n    nodes: " + std::to_string(nodes) +
+             "\n    measured:\n      throughput: " + std::to_string(300 * gpus) + "\n" + role +
+             "    source: test\n";
+    };
+    const ValidationFile file = parse_validation_text(
+        "schema: scalecast-validation/1\npoints:\n" +
+            pt("V.g8", "dgx1-v100", 8, 1, "    role: anchor\n") +
+            pt("V.g3584", "dgx1-v100", 3'584, 448, "    role: predict\n    anchor: V.g8\n") +
+            pt("A.g8", "dgx-a100-40gb", 8, 1, "    role: anchor\n") +
+            pt("A.g512", "dgx-a100-40gb", 512, 64, "    role: predict\n    anchor: A.g8\n"),
+        std::string(SCALECAST_SOURCE_DIR) + "/validation/grown.yaml");
+    RunPredictor predictor(exe(), work_dir("grown"));
+    const ValidationRun run = run_protocol(file, predictor);
+    REQUIRE(run.points.size() == 2);
+    for (const PointResult& r : run.points) {
+      INFO(r.point->id << ": " << r.skip_reason);
+      CHECK(r.simulated);
+      CHECK_FALSE(r.failed);
+      CHECK(r.prediction.throughput_samples_per_s > 0.0);
+    }
+    CHECK(run.failures() == 0);
   }
 
   TEST_CASE("real engine predictions do not move when a predict measurement changes") {

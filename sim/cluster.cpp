@@ -1,0 +1,72 @@
+#include "sim/cluster.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "common/config_error.hpp"
+#include "platforms/cluster_size.hpp"
+
+namespace scalecast::sim {
+
+long machine_nodes(const Scenario& s, const platforms::Platform& file_platform, int nodes) {
+  if (s.cluster_nodes > 0) return s.cluster_nodes;
+  return std::max<long>(file_platform.total_nodes(), nodes);
+}
+
+platforms::Platform sized_platform(const Scenario& s, const platforms::Platform& file_platform,
+                                   int nodes) {
+  if (nodes < 1)
+    throw std::invalid_argument(fmt::format("expected at least 1 node, got {}", nodes));
+  const long size = machine_nodes(s, file_platform, nodes);
+  if (nodes > size) {
+    throw std::invalid_argument(fmt::format(
+        "the point asks for {} nodes but cluster.nodes makes {} {} nodes (raise cluster.nodes or "
+        "give `fit`)",
+        nodes, file_platform.name, size));
+  }
+  platforms::Platform p = file_platform;
+  if (size != p.total_nodes()) platforms::resize_platform(p, size, s.cluster_partition);
+  return p;
+}
+
+namespace {
+
+[[noreturn]] void fail_at(const KeyLocation& at, const std::string& message) {
+  throw common::ConfigError(at.file, at.line, at.column, at.key, message);
+}
+
+}  // namespace
+
+MachineSizes check_node_counts(const Scenario& s, const std::vector<int>& nodes,
+                               const std::optional<KeyLocation>& at) {
+  const platforms::Platform file_platform = platforms::load_platform(s.platform);
+  MachineSizes sizes{file_platform.total_nodes(), file_platform.total_nodes()};
+  if (!s.cluster_partition.empty()) {
+    try {
+      platforms::growing_partition(file_platform, s.cluster_partition);
+    } catch (const std::invalid_argument& e) {
+      fail_at(s.cluster_partition_at, e.what());
+    }
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const KeyLocation& key = at                      ? *at
+                             : i < s.nodes_at.size() ? s.nodes_at[i]
+                                                     : KeyLocation{s.source_file, 0, 0, "nodes"};
+    const int n = nodes[i];
+    if (n < 1 || n > platforms::kMaxClusterNodes) {
+      fail_at(key, platforms::node_count_problem(file_platform, n));
+    }
+    try {
+      sized_platform(s, file_platform, n);
+      sizes.largest_nodes = std::max(sizes.largest_nodes, machine_nodes(s, file_platform, n));
+    } catch (const std::invalid_argument& e) {
+      // An explicit machine size that holds the point is what the topology rule rejects.
+      const bool machine_key = s.cluster_nodes > 0 && n <= s.cluster_nodes;
+      fail_at(machine_key ? s.cluster_nodes_at : key, e.what());
+    }
+  }
+  return sizes;
+}
+
+}  // namespace scalecast::sim
