@@ -1,6 +1,5 @@
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <set>
 #include <string>
 
@@ -186,10 +185,10 @@ TEST_SUITE("unit") {
     int anchors = 0;
     int predict = 0;
     for (const ValidationPoint& p : f.points) (p.role == Role::kAnchor ? anchors : predict)++;
-    INFO("README section 4: 96 points, 40 anchors, 56 predict");
-    CHECK(f.points.size() == 96);
-    CHECK(anchors == 40);
-    CHECK(predict == 56);
+    INFO("FORMAT.md section 4: 119 points, 47 anchors, 72 predict");
+    CHECK(f.points.size() == 119);
+    CHECK(anchors == 47);
+    CHECK(predict == 72);
   }
 }
 
@@ -200,21 +199,25 @@ TEST_SUITE("unit") {
     std::set<std::string> systems;
     for (const ValidationPoint& p : f.points) systems.insert(p.system);
     CHECK(systems.size() == 14);  // FORMAT.md section 4
+    // The MLPerf points at 128 to 540 nodes ask for more nodes than their platform file holds
+    // today (dgx-a100-80gb: 20, dgx-h100: 127); they run once a cluster is built as large as
+    // the point asks (issue 13 item 1). The list is exact: every other point fits its file.
+    const std::set<std::string> larger_than_file = {"MT11-R.n128", "MT11-R.n540", "MT11-B.n128",
+                                                    "MT11-B.n540", "MT20-R.n128", "MT20-R.n527",
+                                                    "MT20-B.n128", "MT20-B.n512", "MT40-R.n316"};
+    std::set<std::string> larger;
     for (const std::string& s : systems) {
       INFO("platform " << s);
       const scalecast::platforms::Platform platform = scalecast::platforms::load_platform(s);
       CHECK(platform.name == s);
-      // The largest point of the system fits on the machine.
-      int gpus = 0;
-      int per_node = 0;
+      const auto& node = platform.node_types.at(platform.partitions.at(0).node_type);
       for (const ValidationPoint& p : f.points) {
         if (p.system != s) continue;
-        gpus = std::max(gpus, p.gpus);
-        per_node = std::max(per_node, p.gpus_per_node());
+        INFO("point " << p.id);
+        CHECK(node.gpu_count >= p.gpus_per_node());
+        if (platform.total_nodes() * node.gpu_count < p.gpus) larger.insert(p.id);
       }
-      const auto& node = platform.node_types.at(platform.partitions.at(0).node_type);
-      CHECK(platform.total_nodes() * node.gpu_count >= gpus);
-      CHECK(node.gpu_count >= per_node);
     }
+    CHECK(larger == larger_than_file);
   }
 }
