@@ -110,7 +110,7 @@ TEST_SUITE("unit") {
     CHECK_FALSE(tf.after_backward);
     const AllReduceConfig mx = framework_bucketing(Framework::kMxnet, {});
     CHECK(mx.fusion_bytes == 64 * kMiB);
-    CHECK(mx.cycle_time_s == doctest::Approx(0.1e-3));
+    CHECK(mx.cycle_time_s == 0.0);  // the 0.1 ms cycle is not replayed (framework_preset.cpp)
     CHECK(mx.after_backward);
     AllReduceConfig base;
     base.algorithm = Algorithm::kTree;
