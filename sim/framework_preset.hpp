@@ -21,6 +21,8 @@ inline constexpr double kDdpFirstBucketBytes = 1.0 * 1024 * 1024;  // _DEFAULT_F
 inline constexpr double kHorovodFusionBytes = 64.0 * 1024 * 1024;
 inline constexpr double kHorovodLegacyCycle_s = 5e-3;
 // NVIDIA's MLPerf MXNet ResNet: HOROVOD_CYCLE_TIME=0.1 (ms), HOROVOD_FUSION_THRESHOLD=67108864.
+// The preset does not replay this cycle (framework_preset.cpp says why); it is the value for
+// `allreduce.cycle_time` when one wants it replayed.
 inline constexpr double kMlperfMxnetCycle_s = 0.1e-3;
 
 }  // namespace scalecast::sim
