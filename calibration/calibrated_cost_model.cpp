@@ -264,11 +264,22 @@ OpCost CalibratedCostModel::key_time(const MeasurementKey& key_in, const platfor
   } else {
     cost = {datasheet(key, gpu, bytes), CostTier::kDatasheet};
   }
-  cost.time_s /= options_.framework_efficiency;
-  // The datasheet roofline prices work only; a kernel also costs its launch, ramp-up and drain,
-  // which no efficiency scales (README "Kernel overhead"). Measured tiers contain it already.
-  if (cost.tier == CostTier::kDatasheet && fittable(key.op))
-    cost.time_s += kernel_overhead_s(key.device);
+  // A kernel costs its launch, ramp-up and drain besides its work, and no framework efficiency
+  // scales that (README "Kernel overhead", "Fixed per-iteration costs"). The datasheet roofline
+  // prices work only, so the overhead is added; a measured time contains it, so only the part
+  // above it is divided (else an anchor's fitted efficiency would scale a cost that does not
+  // shrink with the batch).
+  if (fittable(key.op)) {
+    const double overhead = kernel_overhead_s(key.device);
+    if (cost.tier == CostTier::kDatasheet) {
+      cost.time_s = cost.time_s / options_.framework_efficiency + overhead;
+    } else {
+      const double floor = std::min(cost.time_s, overhead);
+      cost.time_s = floor + (cost.time_s - floor) / options_.framework_efficiency;
+    }
+  } else {
+    cost.time_s /= options_.framework_efficiency;
+  }
   return cost;
 }
 

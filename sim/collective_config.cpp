@@ -49,6 +49,24 @@ std::optional<Library> parse_library(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(Bucketing b) {
+  switch (b) {
+    case Bucketing::kFusion:
+      return "fusion";
+    case Bucketing::kDdp:
+      return "ddp";
+    case Bucketing::kPacks:
+      return "packs";
+  }
+  return "?";
+}
+
+std::optional<Bucketing> parse_bucketing(std::string_view text) {
+  for (Bucketing b : {Bucketing::kFusion, Bucketing::kDdp, Bucketing::kPacks})
+    if (text == to_string(b)) return b;
+  return std::nullopt;
+}
+
 Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node) {
   if (a != Algorithm::kAuto) return a;
   return nodes > 1 && gpus_per_node > 1 ? Algorithm::kHierarchical : Algorithm::kRing;

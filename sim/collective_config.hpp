@@ -16,13 +16,18 @@ namespace scalecast::sim {
 enum class Algorithm { kRing, kTree, kHierarchical, kAuto };
 enum class Fidelity { kFlow, kWave, kAuto };
 enum class Library { kNccl, kMpi };
+// How gradients are grouped into buckets (sim/bucket_plan.hpp): Horovod-style fusion up to the
+// buffer, PyTorch DDP buckets (close at the cap, small first bucket), TensorFlow packs.
+enum class Bucketing { kFusion, kDdp, kPacks };
 
 std::string_view to_string(Algorithm a);
 std::string_view to_string(Fidelity f);
 std::string_view to_string(Library l);
+std::string_view to_string(Bucketing b);
 std::optional<Algorithm> parse_algorithm(std::string_view text);
 std::optional<Fidelity> parse_fidelity(std::string_view text);
 std::optional<Library> parse_library(std::string_view text);
+std::optional<Bucketing> parse_bucketing(std::string_view text);
 
 struct AllReduceConfig {
   Library library = Library::kNccl;
@@ -32,6 +37,14 @@ struct AllReduceConfig {
   int chunks = 1;             // pipelining chunks of the tree algorithm
   // Inter-node stage of the hierarchical algorithm: ring or tree.
   Algorithm inter_node = Algorithm::kRing;
+  // Bucketing rule; with kDdp `fusion_bytes` is the bucket cap and `first_bucket_bytes` the
+  // first bucket's (0: the cap); with kPacks the gradient is cut into `packs` equal packs.
+  Bucketing bucketing = Bucketing::kFusion;
+  double first_bucket_bytes = 0.0;
+  int packs = 1;
+  // All gradients are handed to the all-reduce only once the backward pass has produced the
+  // last one (MXNet's grouped Horovod all-reduce with one group; always so for packs).
+  bool after_backward = false;
 };
 
 // `auto` resolved: hierarchical when there are several nodes with several GPUs, else ring.

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/rng.hpp"
+#include "sim/bucket_plan.hpp"
 #include "sim/job_state.hpp"
 #include "sim/simulated_platform.hpp"
 
@@ -31,20 +32,6 @@ void Gate::wait(int epoch) {
 }
 
 namespace {
-
-// Consecutive gradients fused up to `fusion_bytes` (a tensor larger than the limit goes alone);
-// a bucket is ready when its last tensor is.
-std::vector<Decision> static_buckets(const StepProgram& p, double fusion_bytes) {
-  std::vector<Decision> out;
-  for (int g = 0; g < static_cast<int>(p.gradients.size()); ++g) {
-    const double b = p.gradients[g].bytes;
-    if (out.empty() || fusion_bytes <= 0.0 || out.back().bytes + b > fusion_bytes)
-      out.push_back({0.0, g, g});
-    out.back().bytes += b;
-    out.back().last = g;
-  }
-  return out;
-}
 
 // A heterogeneous job's programs: one per node, in range, the same gradients in the same order
 // (they are one model priced on different GPUs), and `program` standing for node 0's.
@@ -87,6 +74,8 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
       spec.symmetric && !varied && !heterogeneous && fidelity == Fidelity::kWave && nodes > 1;
   schedule = compute_schedule(spec.program);
   for (const StepProgram& p : spec.programs) schedules.push_back(compute_schedule(p));
+  apply_handover(spec.allreduce, schedule);
+  for (ComputeSchedule& each : schedules) apply_handover(spec.allreduce, each);
   traced.assign(nodes, 0);
   traced[0] = 1;
   for (int n : spec.trace_nodes)
@@ -125,7 +114,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   plan_done.assign(plan.size(), 0);
   plan_mutex = sg4::Mutex::create();
   plan_cv = sg4::ConditionVariable::create();
-  static_buckets = sim::static_buckets(spec.program, spec.allreduce.fusion_bytes);
+  static_buckets = sim::static_buckets(spec.program, spec.allreduce);
   bucket_epoch.assign(ranks, 0);
   stretch.assign(ranks, 1.0);
   intra_gate = std::make_unique<Gate>(gpus);
@@ -192,7 +181,7 @@ void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) 
   for (double& r : ready) r *= stretch[0];
   const int n_grad = static_cast<int>(ready.size());
   const double now = sg4::Engine::get_clock();
-  if (spec.allreduce.cycle_time_s <= 0.0) {
+  if (!coordinated()) {
     if (k >= static_cast<int>(static_buckets.size())) return;
     const Decision& d = static_buckets[k];
     sg4::this_actor::sleep_until(std::max(now, t_fwd + ready[d.last]));
@@ -223,7 +212,7 @@ void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) 
 }
 
 bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Decision& out) {
-  if (spec.allreduce.cycle_time_s <= 0.0) {
+  if (!coordinated()) {
     // Static buckets: every rank knows the plan; a bucket goes once its last tensor is ready.
     if (k >= static_cast<int>(static_buckets.size())) return false;
     out = static_buckets[k];
@@ -304,6 +293,9 @@ void Job::State::rank_main(int rank) {
       copy_input(rank, it);
       if (!spec.prefetch) t_fwd = sg4::Engine::get_clock();
     }
+    if (traced[node] && sched.fixed_s > 0.0)
+      recorder.add({rank, Stream::kCompute, it, t_fwd, t_fwd + f * sched.fixed_s, "step.fixed",
+                    kFixedTier, 0.0});
     if (traced[node])
       for (std::size_t i = 0; i < prog.ops.size(); ++i)
         if (!prog.ops[i].optimizer)
@@ -379,6 +371,7 @@ JobResult Job::result() const {
   for (const IterationRecord& it : r.iterations) {
     r.iteration_time_s += (it.end_s - it.start_s) / n;
     r.breakdown.compute_s += it.breakdown.compute_s / n;
+    r.breakdown.fixed_s += it.breakdown.fixed_s / n;
     r.breakdown.exposed_comm_s += it.breakdown.exposed_comm_s / n;
     r.breakdown.io_stall_s += it.breakdown.io_stall_s / n;
     r.breakdown.copy_s += it.breakdown.copy_s / n;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/bucket_plan.hpp"
 #include "sim/job.hpp"
 
 namespace scalecast::sim {
@@ -29,11 +30,6 @@ class Gate {
   std::vector<int> arrivals_;
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr cv_;
-};
-
-struct Decision {
-  double bytes = 0.0;
-  int first = 0, last = 0;  // gradient indices fused
 };
 
 // Route figures of one phase's edges: the worst latency and the narrowest bottleneck.
@@ -67,8 +63,12 @@ struct Job::State {
   std::vector<char> plan_done;
   simgrid::s4u::MutexPtr plan_mutex;
   simgrid::s4u::ConditionVariablePtr plan_cv;
-  std::vector<Decision> static_buckets;  // cycle time 0
-  double last_tick = -1.0;               // coordinator's last Horovod cycle tick
+  std::vector<Decision> static_buckets;  // cycle time 0, or DDP / packs bucketing
+  // Horovod's coordinator decides the buckets at run time (fusion with a cycle time).
+  bool coordinated() const {
+    return spec.allreduce.cycle_time_s > 0.0 && spec.allreduce.bucketing == Bucketing::kFusion;
+  }
+  double last_tick = -1.0;  // coordinator's last Horovod cycle tick
   std::unique_ptr<Gate> intra_gate, copy_gate;
   EdgeStats intra, inter, flat, tree_flat, tree_inter;
   // Rail mode (symmetric wave, hierarchical, several nodes): node 0 has rank actors, every node

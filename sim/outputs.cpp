@@ -29,6 +29,24 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
                     {"io_stall_s", r.breakdown.io_stall_s},
                     {"copy_s", r.breakdown.copy_s},
                     {"idle_s", r.breakdown.idle_s}};
+  // A scenario with a framework or fixed costs reports them (absent otherwise, so older
+  // scenarios' summaries keep their bytes).
+  const bool fixed_terms = scenario.framework != calibration::Framework::kNone ||
+                           scenario.fixed_costs.dispatch_per_op_s > 0.0 ||
+                           scenario.fixed_costs.per_iteration_s > 0.0;
+  if (fixed_terms) {
+    j["breakdown"]["fixed_s"] = r.breakdown.fixed_s;
+    j["framework"] = std::string(calibration::to_string(scenario.framework));
+    j["fixed_costs"] = {{"dispatch_per_op_s", scenario.fixed_costs.dispatch_per_op_s},
+                        {"per_iteration_s", scenario.fixed_costs.per_iteration_s}};
+    const AllReduceConfig& a = scenario.allreduce;
+    j["bucketing"] = {{"rule", std::string(to_string(a.bucketing))},
+                      {"fusion_bytes", a.fusion_bytes},
+                      {"first_bucket_bytes", a.first_bucket_bytes},
+                      {"packs", a.packs},
+                      {"cycle_time_s", a.cycle_time_s},
+                      {"after_backward", a.after_backward}};
+  }
   j["comm_total_s"] = r.comm_total_s;
   j["gpu_utilization"] = r.gpu_utilization;
   j["buckets_per_iteration"] = r.buckets_per_iteration;

@@ -24,8 +24,13 @@ struct Interval {
   double bytes = 0.0;
 };
 
+// The tier of the compute-stream interval that stands for the fixed per-iteration host time
+// (StepProgram::fixed_per_iteration_s).
+inline constexpr const char* kFixedTier = "fixed";
+
 struct Breakdown {
   double compute_s = 0.0;
+  double fixed_s = 0.0;  // fixed per-iteration host time (synchronisation, data hand-off)
   double exposed_comm_s = 0.0;
   double io_stall_s = 0.0;
   double copy_s = 0.0;

@@ -11,6 +11,7 @@
 #include "models/zoo.hpp"
 #include "platforms/cluster_size.hpp"
 #include "platforms/platform.hpp"
+#include "sim/framework_preset.hpp"
 
 namespace scalecast::sim {
 
@@ -111,7 +112,8 @@ std::int64_t load_seq_len(const ConfigNode& n, const std::string& model_name) {
 }
 
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
-  a.check_keys({"library", "algorithm", "inter_node", "fusion_buffer", "cycle_time", "chunks"});
+  a.check_keys({"library", "algorithm", "inter_node", "fusion_buffer", "cycle_time", "chunks",
+                "bucketing", "first_bucket", "packs", "after_backward"});
   if (auto v = a.optional("library"))
     c.library = enum_value<Library>(*v, parse_library, "nccl, mpi");
   if (auto v = a.optional("algorithm"))
@@ -122,8 +124,42 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
       v->fail("expected ring or tree, got \"" + v->as_string() + "\"");
   }
   c.fusion_bytes = a.quantity_or("fusion_buffer", Quantity::kSize, c.fusion_bytes);
-  c.cycle_time_s = a.quantity_or("cycle_time", Quantity::kTime, c.cycle_time_s);
+  if (auto v = a.optional("bucketing")) {
+    c.bucketing = enum_value<Bucketing>(*v, parse_bucketing, "fusion, ddp, packs");
+    // A framework's Horovod cycle does not carry over to another rule.
+    if (c.bucketing != Bucketing::kFusion) c.cycle_time_s = 0.0;
+  }
+  if (auto v = a.optional("cycle_time")) {
+    c.cycle_time_s = v->as_quantity(Quantity::kTime);
+    if (c.cycle_time_s < 0.0) v->fail("expected a time of at least 0, e.g. \"5ms\"");
+    if (c.cycle_time_s > 0.0 && c.bucketing != Bucketing::kFusion)
+      v->fail("expected 0 with bucketing " + std::string(to_string(c.bucketing)) +
+              " (Horovod's cycle applies to bucketing: fusion)");
+  }
+  if (auto v = a.optional("first_bucket")) {
+    if (c.bucketing != Bucketing::kDdp) v->fail("expected only with bucketing: ddp");
+    c.first_bucket_bytes = v->as_quantity(Quantity::kSize);
+    if (c.first_bucket_bytes < 0.0) v->fail("expected a size of at least 0, e.g. \"1MiB\"");
+  }
+  if (auto v = a.optional("packs")) {
+    if (c.bucketing != Bucketing::kPacks) v->fail("expected only with bucketing: packs");
+    c.packs = positive_int(*v);
+  }
+  if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
   if (auto v = a.optional("chunks")) c.chunks = positive_int(*v);
+}
+
+// fixed_costs: host costs per op and per iteration (calibration/fixed_costs.hpp).
+void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
+  f.check_keys({"dispatch_per_op", "per_iteration"});
+  const auto time = [&](const char* key, double& out) {
+    if (auto v = f.optional(key)) {
+      out = v->as_quantity(Quantity::kTime);
+      if (!(out >= 0.0)) v->fail("expected a time of at least 0, e.g. \"3.4us\"");
+    }
+  };
+  time("dispatch_per_op", p.dispatch_per_op_s);
+  time("per_iteration", p.per_iteration_s);
 }
 
 double positive_size(const ConfigNode& n) {
@@ -194,7 +230,7 @@ Scenario load(const ConfigNode& root, const std::string& source) {
        "batch_per_gpu", "nodes",       "gpus_per_node",   "placement",   "strategy",
        "allreduce",     "fidelity",    "flow_limit_gpus", "iterations",  "warmup",
        "seed",          "network",     "input",           "calibration", "framework_efficiency",
-       "trace",         "variability", "cluster"});
+       "trace",         "variability", "cluster",         "framework",   "fixed_costs"});
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
@@ -235,7 +271,14 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     if (s.strategy != "data_parallel")
       v->fail("expected data_parallel, got \"" + s.strategy + "\"");
   }
+  if (auto v = root.optional("framework")) {
+    s.framework = enum_value<calibration::Framework>(*v, calibration::parse_framework,
+                                                     "pytorch, tensorflow, mxnet, none");
+    s.allreduce = framework_bucketing(s.framework, s.allreduce);
+    s.fixed_costs = calibration::default_fixed_costs(s.framework);
+  }
   if (auto v = root.optional("allreduce")) load_allreduce(*v, s.allreduce);
+  if (auto v = root.optional("fixed_costs")) load_fixed_costs(*v, s.fixed_costs);
   if (auto v = root.optional("fidelity"))
     s.fidelity = enum_value<Fidelity>(*v, parse_fidelity, "flow, wave, auto");
   if (auto v = root.optional("flow_limit_gpus")) s.flow_limit_gpus = positive_int(*v);

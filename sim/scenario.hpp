@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "calibration/fixed_costs.hpp"
 #include "common/precision.hpp"
 #include "sim/collective_config.hpp"
 #include "sim/input_pipeline.hpp"
@@ -44,7 +45,11 @@ struct Scenario {
   int gpus_per_node = 0;  // 0: every GPU of the node
   Placement placement = Placement::kPacked;
   std::string strategy = "data_parallel";
+  // framework: sets the bucketing of `allreduce` and `fixed_costs` (sim/framework_preset.hpp)
+  // before the scenario's own allreduce.* and fixed_costs.* keys; kNone: engine defaults.
+  calibration::Framework framework = calibration::Framework::kNone;
   AllReduceConfig allreduce;
+  calibration::FixedCostParams fixed_costs;  // host costs outside the framework efficiency
   Fidelity fidelity = Fidelity::kAuto;
   int flow_limit_gpus = 48;  // `auto` fidelity: flow up to this many GPUs
   int iterations = 2;

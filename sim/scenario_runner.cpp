@@ -123,6 +123,13 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
       spec.programs.push_back(build_program(step, cost_model, *gpu, s.batch_per_gpu, input_bytes));
     spec.node_program = std::move(node_program);
   }
+  // Fixed host costs go on every program, outside the cost model's framework efficiency.
+  const auto fixed = [&](StepProgram& p) {
+    p.dispatch_per_op_s = s.fixed_costs.dispatch_per_op_s;
+    p.fixed_per_iteration_s = s.fixed_costs.per_iteration_s;
+  };
+  fixed(spec.program);
+  for (StepProgram& p : spec.programs) fixed(p);
   spec.allreduce = s.allreduce;
   spec.fidelity =
       resolve_fidelity(s.fidelity, request.nodes * spec.gpus_per_node, s.flow_limit_gpus);

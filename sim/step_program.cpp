@@ -24,17 +24,25 @@ const char* to_string(Stream s) {
 
 ComputeSchedule compute_schedule(const StepProgram& program) {
   const std::size_t n = program.ops.size();
+  if (!(program.dispatch_per_op_s >= 0.0) || !(program.fixed_per_iteration_s >= 0.0))
+    throw std::invalid_argument("fixed costs must be non-negative");
   ComputeSchedule s;
   s.op_start_s.assign(n, 0.0);
   s.op_end_s.assign(n, 0.0);
+  s.fixed_s = program.fixed_per_iteration_s;
   // Two passes: the step's ops, then the optimizer ops from a zero origin (they start only once
-  // the last all-reduce is done, which the engine decides at run time).
+  // the last all-reduce is done, which the engine decides at run time). The host issues each
+  // pass's ops in order, one per dispatch_per_op_s; a GPU op starts no earlier than its issue
+  // (launch-bound when kernels are shorter than the dispatch), so the host runs ahead of long
+  // kernels and short ones catch up with it.
   for (int pass = 0; pass < 2; ++pass) {
     std::array<double, kTrackCount> stream_free{};
+    double host_s = pass == 0 ? program.fixed_per_iteration_s : 0.0;
     for (std::size_t i = 0; i < n; ++i) {
       const ProgramOp& op = program.ops[i];
       if (op.optimizer != (pass == 1)) continue;
-      double start = stream_free[static_cast<int>(op.stream)];
+      host_s += program.dispatch_per_op_s;
+      double start = std::max(stream_free[static_cast<int>(op.stream)], host_s);
       for (std::size_t p : op.preds) {
         if (p >= i) throw std::invalid_argument("op '" + op.name + "' waits for a later op");
         // A step op never waits for an optimizer op; an optimizer op waiting for a step op is

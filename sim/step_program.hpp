@@ -39,6 +39,12 @@ struct StepProgram {
   std::vector<ProgramGradient> gradients;  // ready order
   int batch_per_gpu = 1;                   // samples per GPU per step
   double input_bytes = 0.0;                // host-to-device copy of one step's batch
+  // Fixed host costs (calibration/fixed_costs.hpp), never scaled by the framework efficiency:
+  // a GPU op cannot start before the host has issued it, `dispatch_per_op_s` per op in program
+  // order after the host's start, and the host starts `fixed_per_iteration_s` after the
+  // iteration does (synchronisation, data hand-off), which delays the first op by as much.
+  double dispatch_per_op_s = 0.0;
+  double fixed_per_iteration_s = 0.0;
 };
 
 // Offsets from the iteration start (the moment the first forward op may run).
@@ -48,10 +54,11 @@ struct ComputeSchedule {
   double backward_end_s = 0.0;               // when all non-optimizer ops are done
   double optimizer_s = 0.0;                  // duration of the optimizer ops (from their start)
   double compute_busy_s = 0.0;               // sum of non-optimizer compute-stream op time
+  double fixed_s = 0.0;  // the program's fixed_per_iteration_s, at the start of the iteration
 };
 
-// Throws std::invalid_argument for a predecessor that is not an earlier op or a gradient that
-// names a missing op.
+// Throws std::invalid_argument for a predecessor that is not an earlier op, a gradient that
+// names a missing op, or a negative fixed cost.
 ComputeSchedule compute_schedule(const StepProgram& program);
 
 // Total time of all ops (all streams), the "communication free" iteration time when every op

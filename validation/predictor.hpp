@@ -21,6 +21,8 @@ struct Configuration {
   std::string model;
   std::optional<int> seq_len;
   std::string precision;  // "fp32", "amp_fp16", "tf32" ("unknown" is mapped before, see protocol)
+  std::string
+      framework;  // validation-file framework: sets the scenario's bucketing and fixed costs
   Strategy strategy = Strategy::kNone;
   std::vector<std::string> comm;
   int batch_per_gpu = 0;

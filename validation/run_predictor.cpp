@@ -201,6 +201,15 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   } else if (has("nccl")) {
     y += "allreduce:\n  library: nccl\n";
   }
+  // framework -> the scenario's `framework`: its gradient bucketing and fixed host costs
+  // (sim/framework_preset.cpp, scenarios/README.md "Gradient bucketing"). pytorch (DDP) and
+  // mxnet (NVIDIA's MLPerf Horovod set-up) are what their public sources ran. tensorflow is not
+  // passed on: its sources ran three different Horovod set-ups (NVIDIA's defaults, aws-samples'
+  // 16 MiB hierarchical fusion, 2017 Horovod), which one framework key cannot tell apart
+  // (validation/README.md "Scenario mapping"); caffe2, chainer and nnl keep the defaults too.
+  if (c.framework == "pytorch" || c.framework == "mxnet") {
+    y += fmt::format("framework: {}\n", c.framework);
+  }
   if (!calibration.empty()) {
     y += "calibration:\n";
     for (const std::string& db : calibration) y += fmt::format("  - \"{}\"\n", db);

@@ -198,14 +198,17 @@ TEST_SUITE("unit") {
     CHECK(near(model.op_time(copy, a100).time_s, (1 << 30) / (15.75e9 * 0.72), 1e-12));
   }
 
-  TEST_CASE("framework efficiency divides every answer") {
+  TEST_CASE("framework efficiency divides every answer above the kernel floor") {
     const Database db = synthetic(true, true, 125);
     CostModelOptions o;
     o.framework_efficiency = 0.5;
     const auto gpu = t::v100();
     const Op op = gemm_op(1024, 1024, 1024);
-    CHECK(near(CalibratedCostModel(db, o).op_time(op, gpu).time_s,
-               2 * CalibratedCostModel(db).op_time(op, gpu).time_s, 1e-12));
+    const CalibratedCostModel plain(db);
+    const double floor = plain.kernel_overhead_s(gpu.name);
+    const double t1 = plain.op_time(op, gpu).time_s;
+    CHECK(
+        near(CalibratedCostModel(db, o).op_time(op, gpu).time_s, floor + 2 * (t1 - floor), 1e-12));
     CalibratedCostModel m(db);
     CHECK_THROWS_WITH(m.set_framework_efficiency(0.0),
                       "cost model: framework efficiency must be positive, got 0");
@@ -315,6 +318,45 @@ TEST_SUITE("unit") {
     const OpCost c = CalibratedCostModel(db, o).op_time(op, gpu);
     REQUIRE(c.tier == CostTier::kDatasheet);
     CHECK(near(c.time_s, op.flops / (gpu.fp32_flops * 0.85) / 2.0 + 12e-6, 1e-12));
+  }
+
+  TEST_CASE("measured kernels: the framework efficiency divides only the time above the floor") {
+    // The floor (the device's fastest kernel, 12 us) does not shrink with the batch, so an
+    // anchor's fitted efficiency must not scale it (README "Fixed per-iteration costs"): a 12 us
+    // call stays 12 us at efficiency 2, a 30 us call becomes 12 + 18 / 2 = 21 us (it was 6 and
+    // 15 us when the whole measured time was divided).
+    Database db;
+    db.add_source(t::test_source("syn", "v100-sxm2"));
+    for (const double t_s : {12e-6, 30e-6}) {
+      Measurement r;
+      r.key = {"v100-sxm2",
+               "gemm",
+               "any",
+               DType::kFp32,
+               false,
+               "find",
+               {{"m", 64},
+                {"n", 64},
+                {"k", static_cast<std::int64_t>(t_s * 1e9)},
+                {"trans_a", 0},
+                {"trans_b", 0}}};
+      r.median_s = r.min_s = t_s;
+      r.source = "syn";
+      db.put(r);
+    }
+    CostModelOptions o;
+    o.framework_efficiency = 2.0;
+    const CalibratedCostModel model(db, o);
+    const OpCost at_floor = model.op_time(gemm_op(64, 64, 12000), t::v100());
+    const OpCost above = model.op_time(gemm_op(64, 64, 30000), t::v100());
+    REQUIRE(at_floor.tier == CostTier::kExact);
+    REQUIRE(above.tier == CostTier::kExact);
+    INFO("expected 12 and 21 us, got " << at_floor.time_s * 1e6 << " and " << above.time_s * 1e6);
+    CHECK(near(at_floor.time_s, 12e-6, 1e-12));
+    CHECK(near(above.time_s, 21e-6, 1e-12));
+    // At efficiency 1 a measured time is returned as measured.
+    CHECK(near(CalibratedCostModel(db).op_time(gemm_op(64, 64, 30000), t::v100()).time_s, 30e-6,
+               1e-12));
   }
 
   TEST_CASE("datasheet efficiencies are DeepBench medians net of the kernel overhead") {
