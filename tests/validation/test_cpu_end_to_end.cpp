@@ -222,10 +222,12 @@ TEST_SUITE("slow") {
     // every run was within -5.1%.
     const double median_descheduled = descheduled[descheduled.size() / 2];
     if (median_descheduled > kOverloaded) {
-      skip_test("machine overloaded: the loop's thread was descheduled " +
-                std::to_string(median_descheduled * 100) + "% of its median step (limit " +
-                std::to_string(kOverloaded * 100) + "%); CPU-clock error " +
-                std::to_string(cpu.error_pct) + "% not judged");
+      char reason[200];
+      std::snprintf(reason, sizeof reason,
+                    "machine overloaded: the loop's thread was descheduled %.1f%% of its median "
+                    "step (limit %.0f%%); CPU-clock error %.2f%% not judged",
+                    median_descheduled * 100, kOverloaded * 100, cpu.error_pct);
+      skip_test(reason);
     }
     CHECK(std::abs(cpu.error_pct) <= 10.0);
 
