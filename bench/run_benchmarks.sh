@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints the simulator-speed figures of architecture.md ("Performance targets"): wall time and
+# Prints the simulator-speed figures of docs/architecture.md ("Performance targets"): wall time and
 # peak memory of each benchmark, best of $REPEAT runs, against its target. SimGrid allows one
 # engine per process, so every measurement is its own process.
 #

@@ -99,7 +99,7 @@ CalibratedCostModel::CalibratedCostModel(const Database& db, CostModelOptions op
   if (kernel_overhead_s_.empty()) unmeasured_overhead_s_ = kFallbackKernelOverhead_s;
   for (auto& [fam, pts] : families_) {
     std::sort(pts.begin(), pts.end());
-    // Size sweeps of copies and collectives get a latency–bandwidth line (calibration.md §1).
+    // Size sweeps of copies and collectives get a latency–bandwidth line ([NCCL-tests-PERF]).
     if (fam.second != "bytes" || pts.size() < 3) continue;
     std::vector<double> sizes, times;
     for (const auto& [x, t] : pts) sizes.push_back(x), times.push_back(t);
@@ -162,7 +162,8 @@ std::optional<double> CalibratedCostModel::interpolate(const MeasurementKey& key
       if (hi->first == x) return hi->second;
       return interp_loglog(x, *(hi - 1), *hi);
     }
-    // At most one step beyond the measured range (calibration.md §7), along the end segment.
+    // At most one step beyond the measured range (docs/architecture.md, "Compute costs"), along the
+    // end segment.
     if (x > pts.back().first && x <= pts.back().first * (pts[n - 1].first / pts[n - 2].first))
       return interp_loglog(x, pts[n - 2], pts[n - 1]);
     if (x < pts.front().first && x >= pts.front().first / (pts[1].first / pts[0].first))
@@ -192,7 +193,7 @@ std::optional<double> CalibratedCostModel::fitted(const MeasurementKey& key,
     const double flops = key_flops(key);
     if (!(flops > 0)) return std::nullopt;
     const double peak = gpu.peak_flops(key.dtype, key.tensor_core);
-    // Direct-conv FLOPs let Winograd/FFT rows exceed peak (calibration.md §3), GEMMs cannot.
+    // Direct-conv FLOPs let Winograd/FFT rows exceed peak ([DeepBench]), GEMMs cannot.
     if (peak > 0) rate = std::clamp(rate, 0.01 * peak, (key.op == "conv" ? 2.0 : 1.0) * peak);
     // The fit already carries the achieved efficiency (intensity is one of its variables), so
     // only the physical bound applies on top: no kernel moves its bytes faster than the peak.

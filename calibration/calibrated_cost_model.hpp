@@ -1,8 +1,8 @@
 #pragma once
 // The calibrated cost model: prices an op on a device from a calibration database through the
-// four tiers of calibration.md §7 — exact lookup, log-log interpolation within a shape family
-// (at most one step beyond the measured range), a roofline with efficiency fitted to that
-// device's measurements per (op class, pass, dtype), and the datasheet roofline with default
+// four tiers of docs/architecture.md "Compute costs" — exact lookup, log-log interpolation within a
+// shape family (at most one step beyond the measured range), a roofline with efficiency fitted to
+// that device's measurements per (op class, pass, dtype), and the datasheet roofline with default
 // efficiencies plus a per-kernel overhead. A per-scenario framework efficiency (a scalar, fitted
 // elsewhere from anchors) divides every kernel's work time.
 

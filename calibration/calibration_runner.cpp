@@ -246,7 +246,7 @@ std::vector<CalibrationJob> sweep_jobs(const std::string& device, const std::str
         for (auto s : sizes) add("memcpy", dir, {{"bytes", s}});
     }
     if (backend == "cuda" && (dtype == common::DType::kFp32 || dtype == common::DType::kFp16)) {
-      // DeepBench's all-reduce sizes span 0.4 MB–258 MB (calibration.md §3); powers of 4 here.
+      // DeepBench's all-reduce sizes span 0.4 MB–258 MB ([DeepBench]); powers of 4 here.
       const std::vector<std::int64_t> coll =
           tiny ? std::vector<std::int64_t>{1 << 20}
                : std::vector<std::int64_t>{1 << 16, 1 << 18, 1 << 20, 1 << 22,

@@ -105,7 +105,7 @@ class Row {
 };
 
 // DeepBench precision labels: fp32; mixed_fp16 = fp16 inputs, fp32 accumulate, tensor cores;
-// pseudo_fp16 (P100) = fp16 storage with fp32 math (calibration-data/README.md).
+// pseudo_fp16 (P100) = fp16 storage with fp32 math (calibration/data/deepbench/README.md).
 void set_precision(const Row& row, MeasurementKey& key) {
   const std::string& p = row.text("precision");
   if (p == "fp32") {
@@ -144,7 +144,7 @@ Source deepbench_source(const std::string& device) {
       "one warm-up call, then the mean of 300 (conv) or 400 (GEMM) back-to-back calls; conv "
       "algorithms by cudnnFind; mixed-precision conv channels padded to multiples of 8";
   if (device == "v100-sxm2") {
-    // calibration-data/README.md: DGX-1, CUDA 10.1.243, cuDNN 7.6.2, driver 418.67.
+    // calibration/data/deepbench/README.md: DGX-1, CUDA 10.1.243, cuDNN 7.6.2, driver 418.67.
     s.id = "deepbench-v100";
     s.device_name = "Tesla V100-SXM2 (DGX-1)";
     s.driver = "418.67";

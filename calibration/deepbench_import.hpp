@@ -1,9 +1,9 @@
 #pragma once
 // Importer for Baidu DeepBench's published training results (V100 and P100, converted to CSV in
-// ../shared/calibration-data/): each conv row becomes up to three measurements (fwd, bwd_data,
-// bwd_filter), each GEMM row one, all under a "published" source that records the conditions
-// (DGX-1, CUDA, cuDNN and driver versions, DeepBench's timing loop). The converted databases
-// are committed in calibration/data/ so the tool never needs shared/ at run time.
+// calibration/data/deepbench/, provenance in its README): each conv row becomes up to three
+// measurements (fwd, bwd_data, bwd_filter), each GEMM row one, all under a "published" source
+// that records the conditions (DGX-1, CUDA, cuDNN and driver versions, DeepBench's timing loop).
+// The converted databases are committed in calibration/data/ as well, so a run needs no import.
 
 #include <string>
 #include <vector>

@@ -6,8 +6,8 @@ double default_compute_efficiency(std::string_view op, std::string_view pass, bo
   // Medians of FLOPs / ((t - overhead) x peak) over data/deepbench-v100.yaml, overhead = 8 µs
   // (CalibratedCostModel::kernel_overhead_s): GEMMs with every dimension >= 1024; ResNet-shaped
   // convs (square 7-224 inputs, N = 8 or 16). With no overhead these medians reproduce
-  // calibration.md §8 (GEMM 0.85/0.81, conv fwd 0.61/0.31, bwd-data 0.53/0.21, bwd-filter
-  // 0.43/0.23); the test "datasheet efficiencies are DeepBench medians net of the kernel
+  // [DeepBench] medians, computed (GEMM 0.85/0.81, conv fwd 0.61/0.31, bwd-data 0.53/0.21,
+  // bwd-filter 0.43/0.23); the test "datasheet efficiencies are DeepBench medians net of the kernel
   // overhead" recomputes them.
   if (op == "gemm" || op == "attention") return tensor_core ? 0.81 : 0.85;
   if (op == "conv") {
@@ -15,18 +15,18 @@ double default_compute_efficiency(std::string_view op, std::string_view pass, bo
     if (pass == "bwd_filter") return tensor_core ? 0.299 : 0.442;
     return tensor_core ? 0.411 : 0.671;
   }
-  return 0.62;  // Paleo PPP_comp (calibration.md §6)
+  return 0.62;  // Paleo PPP_comp ([Paleo])
 }
 
-double default_memory_efficiency() { return 0.62; }  // Paleo's PPP (calibration.md §6)
+double default_memory_efficiency() { return 0.62; }  // Paleo's PPP ([Paleo])
 
-double default_link_efficiency() { return 0.72; }  // Paleo PPP_comm (calibration.md §6)
+double default_link_efficiency() { return 0.72; }  // Paleo PPP_comm ([Paleo])
 
 double host_link_bandwidth(std::string_view l) {
-  if (l == "pcie3x16" || l == "pcie3") return 15.75e9;  // hardware.md §1 [computed]
+  if (l == "pcie3x16" || l == "pcie3") return 15.75e9;  // [computed; docs/sources.md, Conventions]
   if (l == "pcie4x16" || l == "pcie4") return 31.5e9;
   if (l == "pcie5x16" || l == "pcie5") return 63e9;
-  if (l == "nvlink2") return 50e9;  // Summit CPU–GPU: 2 bricks × 25 GB/s (hardware.md §3)
+  if (l == "nvlink2") return 50e9;  // Summit CPU–GPU: 2 bricks × 25 GB/s [OLCF-Summit]
   return 0.0;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// Fitted efficiency curves (calibration.md §7 tier 3). A RateFit predicts the achieved rate of a
-// kernel (FLOP/s for compute classes, bytes/s for memory-bound ones) from a few log-scale
-// variables of its size — ln FLOPs and ln arithmetic intensity for GEMM/conv — as a quadratic
-// in the standardised variables, fitted by ridge-regularised least squares (Eigen) on one
+// Fitted efficiency curves (docs/architecture.md, "Compute costs", tier 3). A RateFit predicts the
+// achieved rate of a kernel (FLOP/s for compute classes, bytes/s for memory-bound ones) from a few
+// log-scale variables of its size — ln FLOPs and ln arithmetic intensity for GEMM/conv — as a
+// quadratic in the standardised variables, fitted by ridge-regularised least squares (Eigen) on one
 // device's measurements. Dividing by the datasheet peak gives the efficiency curve e(size).
 // Inputs outside the fitted range are clamped to it, so the curve never extrapolates.
 // An AlphaBetaFit is t(S) = α + S/β for copies and collectives (nccl-tests practice, §1 rule 2).

@@ -40,8 +40,8 @@ struct MeasurementKey {
 const std::vector<std::string>& op_names();
 // Dimension names an op of this class must carry in a database entry.
 const std::vector<std::string>& required_dims(std::string_view op);
-// The dimensions interpolation may vary for this op (calibration.md §7): n for conv, m/n/k for
-// gemm, elements for memory-bound classes, bytes for memcpy and collectives.
+// The dimensions interpolation may vary for this op (docs/architecture.md, "Compute costs"): n for
+// conv, m/n/k for gemm, elements for memory-bound classes, bytes for memcpy and collectives.
 const std::vector<std::string>& free_dims(std::string_view op);
 bool is_compute_op(std::string_view op);  // conv, gemm, attention: priced by FLOPs
 

@@ -25,8 +25,7 @@ int run_main(int argc, char** argv) {
   CLI::App app{
       "scalecast predicts deep-learning training throughput, iteration time, scaling efficiency\n"
       "and where the time goes on GPU supercomputers, by replaying training steps on SimGrid.\n"
-      "Exit codes: 0 success, 1 bad input, 2 bad command line, 3 capability not built yet,\n"
-      "4 other failure.",
+      "Exit codes: 0 success, 1 bad input, 2 bad command line, 4 other failure.",
       "scalecast"};
   app.require_subcommand(1);
   bool verbose = false;
@@ -57,9 +56,6 @@ int run_main(int argc, char** argv) {
   } catch (const common::ConfigError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitInputError;
-  } catch (const NotBuilt& e) {
-    std::fprintf(stderr, "scalecast: %s\n", e.what());
-    return kExitNotBuilt;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scalecast: error: %s\n", e.what());
     return kExitFailure;

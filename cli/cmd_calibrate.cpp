@@ -35,7 +35,7 @@ struct CalibrateOptions {
   std::string out;
   std::string device_key;
   std::string import_deepbench;
-  std::string deepbench_dir = "../shared/calibration-data";
+  std::string deepbench_dir = "calibration/data/deepbench";  // relative to the working dir
   double min_sample_s = 1e-3;
   int cpu = -1;                // -1: not pinned
   std::string clock = "wall";  // or "thread": the measuring thread's CPU clock

@@ -1,8 +1,8 @@
 #pragma once
 // The scalecast subcommands. Each file cmd_<name>.cpp registers one subcommand on the CLI11 app:
 // its options, its --help text and the action that runs when it is chosen. Actions throw
-// ConfigError for bad input and NotBuilt for capabilities that do not exist yet; main() turns
-// both into a message on stderr and a non-zero exit code.
+// ConfigError for bad input; main() turns it (and any other exception) into a message on stderr
+// and a non-zero exit code.
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -15,14 +15,7 @@ namespace scalecast::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInputError = 1;  // bad input file or option value (ConfigError)
 inline constexpr int kExitUsage = 2;       // command-line syntax (CLI11)
-inline constexpr int kExitNotBuilt = 3;    // the capability is not part of this build yet
-inline constexpr int kExitFailure = 4;     // anything else went wrong
-
-// A subcommand whose capability is not built yet.
-class NotBuilt : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+inline constexpr int kExitFailure = 4;     // anything else went wrong (3 is not used)
 
 // What the chosen subcommand does; set by its parse callback, run by main() after logging is set
 // up. Returns the exit code.

@@ -1,4 +1,4 @@
-// cuDNN convolutions (legacy API, still in cuDNN 9; calibration.md §4): descriptors from
+// cuDNN convolutions (legacy API, still in cuDNN 9; [cuDNN-legacy-doc]): descriptors from
 // cudnn_conv_params(), the exhaustive cudnnFind…AlgorithmEx best (benchmark mode) and the
 // cudnnGet…Algorithm_v7 heuristic top-1 (default mode), each timed with CUDA events within the
 // workspace cap.

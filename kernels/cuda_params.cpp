@@ -56,7 +56,7 @@ CudnnConvParams cudnn_conv_params(const ConvParams& conv, common::DType dtype, b
       throw std::invalid_argument("conv: cuDNN's legacy convolution API has no fp8 path");
   }
   // Tensor-core convolutions want NHWC with channels padded to multiples of 8 (DeepBench's
-  // USE_TENSOR_CORES path; calibration.md §5.1 records the padded shape).
+  // USE_TENSOR_CORES path; docs/architecture.md, "Calibration" records the padded shape).
   const bool pad_channels = p.tensor_op_math && p.element_bytes == 2 && conv.groups == 1;
   p.nhwc = pad_channels;
   p.padded_c = pad_channels ? round_up8(conv.c) : conv.c;

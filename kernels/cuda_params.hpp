@@ -43,7 +43,7 @@ struct CublasGemmParams {
 
 CublasGemmParams cublas_gemm_params(const GemmParams& gemm, common::DType dtype, bool tensor_core);
 
-// nccl-tests conventions (calibration.md §1): S is always the full-vector size in bytes.
+// nccl-tests conventions ([NCCL-tests-PERF]): S is always the full-vector size in bytes.
 struct NcclCounts {
   std::int64_t send_count = 0;  // elements passed as count / sendcount
   std::int64_t recv_count = 0;  // elements in each rank's receive buffer

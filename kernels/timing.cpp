@@ -20,7 +20,8 @@ TimingStats time_until_stable(const std::function<double(int)>& run_loop,
                               const TimingOptions& options) {
   if (options.min_samples < 1 || options.max_samples < options.min_samples)
     throw std::invalid_argument("timing: need 1 <= min_samples <= max_samples");
-  // Warm-up (calibration.md §5 step 4): the first call pays for allocation, caches and JIT.
+  // Warm-up (docs/architecture.md, "Calibration"): the first call pays for allocation, caches and
+  // JIT.
   double probe_s = run_loop(1);
   // Choose R: grow the loop until one sample spans min_sample_s.
   int reps = 1;

@@ -1,8 +1,8 @@
 #pragma once
-// Repeat-until-stable timing shared by every backend (calibration.md §5): one untimed warm-up,
-// then a loop length R chosen so each sample lasts at least `min_sample_s`, then samples until
-// the median settles (or a cap is hit). The backend supplies only "run R calls back to back and
-// return the elapsed seconds" (std::chrono on the CPU, CUDA events on a GPU).
+// Repeat-until-stable timing shared by every backend (docs/architecture.md, "Calibration"): one
+// untimed warm-up, then a loop length R chosen so each sample lasts at least `min_sample_s`, then
+// samples until the median settles (or a cap is hit). The backend supplies only "run R calls back
+// to back and return the elapsed seconds" (std::chrono on the CPU, CUDA events on a GPU).
 
 #include <functional>
 
@@ -12,7 +12,7 @@ namespace scalecast::kernels {
 
 struct TimingOptions {
   double min_sample_s = 1e-3;  // each sample spans at least this long (DeepBench-style loops)
-  int min_samples = 5;         // calibration.md §5: repeat ≥5 times, keep min and median
+  int min_samples = 5;  // docs/architecture.md, "Calibration": repeat ≥5 times, keep min and median
   int max_samples = 30;
   double stable_rel = 0.02;  // stop once the median moves less than this between samples
   double max_total_s = 2.0;  // stop sampling after this much measured time

@@ -78,8 +78,8 @@ std::vector<ParamTensor> param_tensors(const Layer& layer, const TensorShape& in
       break;
     case LayerKind::kBatchNorm:
     case LayerKind::kLayerNorm:
-      // γ and β per channel; BatchNorm's running mean/var are buffers, not parameters (models.md
-      // §1).
+      // γ and β per channel; BatchNorm's running mean/var are buffers, not parameters
+      // (docs/sources.md, §1).
       t.push_back({"weight", input.c});
       t.push_back({"bias", input.c});
       break;

@@ -10,8 +10,8 @@ using common::DType;
 using common::Precision;
 
 // FLOPs per element of the memory-bound ops. They are approximate (the cost model prices these
-// ops by bytes moved); matrix ops are exact: 2 FLOP per multiply-accumulate (models.md §1).
-// Backward counterparts are in step_backward.cpp.
+// ops by bytes moved); matrix ops are exact: 2 FLOP per multiply-accumulate (docs/sources.md,
+// Conventions). Backward counterparts are in step_backward.cpp.
 constexpr double kReluFlops = 1;
 constexpr double kGeluFlops = 8;  // tanh approximation
 constexpr double kTanhFlops = 4;

@@ -74,7 +74,8 @@ void StepAssembler::backward(int i) {
       const OpId fwd = ready_[u][0] - (l.bias ? 1 : 0);
       const Op& f = step_.ops_[fwd];
       const std::int64_t weights = l.out * (in.c / l.groups) * l.kernel_h * l.kernel_w;
-      const double flops = f.flops;  // dgrad and wgrad each = forward MACs (models.md §7)
+      const double flops = f.flops;  // dgrad and wgrad each = forward MACs (docs/sources.md,
+                                     // Conventions: backward pass)
       const ConvShape shape = f.conv;
       if (needs_dx) {  // the first layer's input needs no gradient
         Op d = make(i, ".dgrad", OpClass::kConv, Pass::kBackwardData);
@@ -193,7 +194,8 @@ void StepAssembler::backward_attention(int i) {
   const double seq_el = static_cast<double>(n_ * s * d);
   const double gemm_flops = 2.0 * static_cast<double>(s * s * dh) * static_cast<double>(b);
   const std::vector<OpId>& gr = grad_ready_[u];
-  // Each S×S product has two input gradients, each as many MACs as the forward (models.md §7).
+  // Each S×S product has two input gradients, each as many MACs as the forward (docs/sources.md,
+  // Conventions: backward pass).
   auto gemm = [&](const char* suffix, GemmShape g, double reads, double writes,
                   const std::vector<OpId>& preds) {
     Op op = make(i, suffix, OpClass::kGemm, Pass::kBackwardData);

@@ -1,7 +1,8 @@
 #pragma once
 // The model zoo: the networks people train on supercomputers, built layer by layer from their
-// canonical definitions (torchvision, google-research/bert, OpenAI GPT-2; models.md §8), and
-// load_model(), which takes a zoo name or the path of a user's model YAML file.
+// canonical definitions (torchvision, google-research/bert, OpenAI GPT-2; [torchvision],
+// [BERT-config], [GPT-2-hparams]), and load_model(), which takes a zoo name or the path of a user's
+// model YAML file.
 
 #include <string>
 #include <string_view>

@@ -1,4 +1,4 @@
-// ResNet (v1.5 and v1), VGG-16 and AlexNet as torchvision defines them (models.md §3, §5).
+// ResNet (v1.5 and v1), VGG-16 and AlexNet as torchvision defines them ([torchvision]).
 #include <fmt/format.h>
 
 #include <array>
@@ -36,7 +36,7 @@ int add_bottleneck(ModelBuilder& b, const std::string& p, int from, std::int64_t
 
 Model make_resnet(std::string name, int depth, bool v1) {
   std::array<int, 4> blocks{};
-  switch (depth) {  // models.md §3: blocks per stage
+  switch (depth) {  // [torchvision]: blocks per stage
     case 50:
       blocks = {3, 4, 6, 3};
       break;

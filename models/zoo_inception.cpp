@@ -1,4 +1,4 @@
-// GoogLeNet (Inception v1) and Inception-v3 as torchvision defines them (models.md §5).
+// GoogLeNet (Inception v1) and Inception-v3 as torchvision defines them ([torchvision]).
 #include <fmt/format.h>
 
 #include "models/zoo.hpp"

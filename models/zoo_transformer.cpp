@@ -1,5 +1,6 @@
 // BERT-large (google-research/bert, HF BertModel layout) and GPT-2 (OpenAI hparams, HF GPT2
-// layout) as layer graphs; attention is QKᵀ and AV batched GEMMs plus softmax (models.md §6).
+// layout) as layer graphs; attention is QKᵀ and AV batched GEMMs plus softmax ([BERT-config],
+// [GPT-2-hparams] [computed]).
 #include <fmt/format.h>
 
 #include "models/zoo.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // The GPU catalog: every GPU model scalecast knows, by key ("v100-sxm2"), with its datasheet
-// peaks, memory and links (platforms/gpus.yaml; figures and sources from hardware.md §2).
+// peaks, memory and links (platforms/gpus.yaml; sources in docs/sources.md).
 // Platform files name a catalog key per node type; a platform may add its own entries.
 
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
 // A GPU model from the catalog: peak arithmetic per precision, memory, and its links. Figures
-// come from the platform YAML (sources in hardware.md); the cost model's datasheet tier and the
-// SimGrid host speeds are derived from them.
+// come from the platform YAML (keys cited in docs/sources.md); the cost model's datasheet tier and
+// the SimGrid host speeds are derived from them.
 
 #include <string>
 

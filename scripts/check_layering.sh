@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Layering check (architecture.md): SimGrid headers only under sim/ (and tests/sim/),
+# Layering check (docs/architecture.md): SimGrid headers only under sim/ (and tests/sim/),
 # CUDA/cuDNN/cuBLAS/NCCL headers only under kernels/ (and tests/kernels/).
 # Usage: check_layering.sh [--self-test]   (--self-test proves the check catches a violation)
 set -euo pipefail

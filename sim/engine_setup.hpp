@@ -1,8 +1,9 @@
 #pragma once
 // SimGrid engine configuration shared by the CLI, the tests and the benchmarks: the network
 // model (ideal CM02 without cross-traffic for analytic checks, LV08 with the platform's factors
-// for prediction; simgrid-notes.md "Network model") and small actor stacks so tens of thousands
-// of rank actors fit in memory (simgrid-notes.md "Actors"). Call before building the platform.
+// for prediction; docs/simgrid-notes.md "Network model") and small actor stacks so tens of
+// thousands of rank actors fit in memory (docs/simgrid-notes.md "Actors"). Call before building the
+// platform.
 
 #include <memory>
 

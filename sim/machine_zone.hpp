@@ -1,6 +1,6 @@
 #pragma once
 // MachineZone: the whole machine as ONE SimGrid netzone whose routes are computed on demand in
-// get_local_route() from the topology (simgrid-notes.md: nested cluster zones take 97 s to
+// get_local_route() from the topology (docs/simgrid-notes.md: nested cluster zones take 97 s to
 // build Summit, one custom zone 0.19 s). Every full-duplex link is a pair of simplex links
 // ("<name>.up", "<name>.down"); a link's name starts with its class ("nvlink.", "xbus.",
 // "nic.", "ft_l1."...) so statistics can be kept per link class (link_class_of()).

@@ -16,7 +16,7 @@ void configure_network_model(NetworkMode mode) {
     Engine::set_config("network/model:LV08");
   }
   // Links are split-duplex pairs where the hardware is full duplex: no reverse-direction
-  // acknowledgement traffic (it costs 5% on every full-duplex ring, simgrid-notes.md).
+  // acknowledgement traffic (it costs 5% on every full-duplex ring, docs/simgrid-notes.md).
   Engine::set_config("network/crosstraffic:0");
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// How SimGrid's network model is set up for a platform (simgrid-notes.md, "Network model").
+// How SimGrid's network model is set up for a platform (docs/simgrid-notes.md, "Network model").
 // Ideal: CM02 without cross-traffic and without factors, so one large flow reaches the link
 // bandwidth exactly (analytic tests). Calibrated: LV08 whose latency and bandwidth factors are
 // replaced by per-route factors from the platform file, chosen by the class of the route's

@@ -1,6 +1,6 @@
 #pragma once
-// What a run leaves behind (traces-and-outputs.md §8): summary.json (nlohmann::ordered_json so
-// key order is stable; no wall-clock times or paths, so equal inputs give equal bytes),
+// What a run leaves behind (docs/architecture.md, "Outputs"): summary.json (nlohmann::ordered_json
+// so key order is stable; no wall-clock times or paths, so equal inputs give equal bytes),
 // iterations.csv, ops.csv (op, stream, start, end, cost-model tier), trace.json in Chrome trace
 // event format (one process per node, one thread per GPU stream, the sampled nodes only) and
 // the resolved scenario; plus the stdout scaling table.

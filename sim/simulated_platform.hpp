@@ -22,7 +22,7 @@ struct Platform;
 
 namespace scalecast::sim {
 
-// How the network model is configured (simgrid-notes.md, "Network model").
+// How the network model is configured (docs/simgrid-notes.md, "Network model").
 enum class NetworkMode {
   kIdeal,      // CM02, no cross-traffic, no factors: one flow reaches link bandwidth exactly
   kCalibrated  // latency/bandwidth factors from the platform file installed via callbacks

@@ -1,5 +1,5 @@
 // Chrome trace event JSON and its dialects: Kineto (PyTorch profiler) and Horovod timelines.
-// Reference traces-and-outputs.md sections 2, 3 and 5.
+// Formats: [Chrome-trace], [Kineto], [Horovod-timeline] (docs/sources.md).
 
 #include <fmt/format.h>
 

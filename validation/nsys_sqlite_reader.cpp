@@ -1,4 +1,4 @@
-// Nsight Systems SQLite export (reference traces-and-outputs.md section 6): kernels and copies
+// Nsight Systems SQLite export ([nsys-schema], docs/sources.md): kernels and copies
 // from the CUPTI activity tables (ns), names through StringIds, iterations from NVTX ranges.
 // Columns differ between nsys versions, so they are probed with PRAGMA table_info.
 

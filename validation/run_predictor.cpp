@@ -282,7 +282,7 @@ Prediction RunPredictor::predict(const Configuration& config) const {
       run_child({exe_, "-q", "run", scenario_path, "--point", std::to_string(config.nodes),
                  "--point-gpus", "0", "--point-json", point_json},
                 (dir / "output.txt").string(), output);
-  if (rc == 1 || rc == 3) {
+  if (rc == 1) {
     // The temporary folder would make reports differ from run to run: name the file only.
     std::string reason = first_error_line(output);
     for (std::size_t at; (at = reason.find(scenario_path)) != std::string::npos;) {

@@ -52,8 +52,8 @@ class RunPredictor : public Predictor {
   RunPredictor(std::string scalecast_exe, std::string work_dir,
                std::vector<std::string> calibration = default_calibration_databases());
 
-  // Exit status 1 (input rejected) or 3 (not built) of the child becomes Unsupported with the
-  // child's first error line; any other failure is a std::runtime_error.
+  // Exit status 1 (input rejected) of the child becomes Unsupported with the child's first error
+  // line; any other failure is a std::runtime_error.
   Prediction predict(const Configuration& config) const override;
 
   int simulations_run() const { return runs_; }

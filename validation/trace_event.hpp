@@ -1,6 +1,6 @@
 #pragma once
 // One internal event model for every measured or simulated trace (reference
-// traces-and-outputs.md section 1): each reader turns its format into TraceEvents with integer
+// docs/architecture.md, "Traces in"): each reader turns its format into TraceEvents with integer
 // nanosecond times, the place they ran (rank, device, stream), a name and a class decided by
 // ordered, configurable rules; step markers become IterationMarkers. Metrics (trace_metrics.hpp)
 // only see this model.

@@ -1,5 +1,5 @@
 #pragma once
-// A validation file (format: validation/FORMAT.md, a copy of ../shared/validation/README.md):
+// A validation file (format: validation/FORMAT.md, the project's copy of the protocol):
 // measured training throughputs, each an `anchor` (may be used for calibration) or a `predict`
 // point (must be predicted from its named anchor). The loader checks everything the format
 // requires before any simulation starts and reports faults as ConfigErrors with file:line:col,

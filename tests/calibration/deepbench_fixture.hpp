@@ -1,6 +1,7 @@
 #pragma once
-// Test helpers: the DeepBench tables (shared/ when present, else the committed conversion) and
-// the V100 spec from hardware.md §2 (the platform catalog is another layer's data).
+// Test helpers: the DeepBench CSVs committed in calibration/data/deepbench/, the converted
+// databases, and the V100/P100 specs (platforms/gpus.yaml's figures with their source keys,
+// docs/sources.md; the platform catalog is another layer's data).
 
 #include <string>
 
@@ -9,8 +10,8 @@
 
 namespace scalecast::calibration::testing {
 
-inline std::string shared_data_dir() {
-  return std::string(SCALECAST_SOURCE_DIR) + "/../shared/calibration-data";
+inline std::string deepbench_csv_dir() {
+  return std::string(SCALECAST_SOURCE_DIR) + "/calibration/data/deepbench";
 }
 
 inline std::string committed_db(const std::string& device) {
@@ -28,7 +29,8 @@ inline Source test_source(const std::string& id, const std::string& device,
   return s;
 }
 
-// hardware.md §2: V100 SXM2 fp32 15.7 TF, fp16 31.4 TF, tensor fp16 125 TF, 900 GB/s, PCIe 3.
+// V100 SXM2 [OLCF-Summit], [NV-DGX1-WP]; fp16 = 2 × fp32 [computed]: fp32 15.7 TF, fp16 31.4 TF,
+// tensor fp16 125 TF, 900 GB/s, PCIe 3.
 inline platforms::GpuSpec v100() {
   platforms::GpuSpec g;
   g.name = "v100-sxm2";
@@ -42,7 +44,7 @@ inline platforms::GpuSpec v100() {
   return g;
 }
 
-// hardware.md §2: P100 SXM2 fp32 10.6 TF, fp16 21.2 TF, 720 GB/s.
+// P100 SXM2 [tech4gamers-P100], [Toms-P100]: fp32 10.6 TF, fp16 21.2 TF, 720 GB/s.
 inline platforms::GpuSpec p100() {
   platforms::GpuSpec g;
   g.name = "p100-sxm2";

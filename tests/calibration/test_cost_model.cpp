@@ -192,7 +192,7 @@ TEST_SUITE("unit") {
     const OpCost c = model.op_time(copy, t::v100());
     CHECK(c.tier == CostTier::kFitted);
     CHECK(near(c.time_s, 10e-6 + (1 << 30) / 12e9, 1e-6));
-    // Unmeasured device: PCIe 3 x16 at 15.75 GB/s × 0.72 (hardware.md §1, Paleo).
+    // Unmeasured device: PCIe 3 x16 at 15.75 GB/s × 0.72 (docs/sources.md Conventions; [Paleo]).
     auto a100 = t::v100();
     a100.name = "other";
     CHECK(near(model.op_time(copy, a100).time_s, (1 << 30) / (15.75e9 * 0.72), 1e-12));
@@ -241,7 +241,7 @@ TEST_SUITE("unit") {
 
 TEST_SUITE("unit") {
   TEST_CASE("ResNet-50 training step priced on V100 from DeepBench") {
-    // Sum of per-op times (no overlap) against DLE-RN50 (calibration.md §9): FP32 batch 96
+    // Sum of per-op times (no overlap) against DLE-RN50 ([DLE-RN50]): FP32 batch 96
     // 385 images/s, mixed batch 192 1,427 images/s on one V100. Kernel sums exclude framework
     // overhead, so they should be faster than the end-to-end figure but the same order.
     const CalibratedCostModel model(load_database(t::committed_db("v100-sxm2")));

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <vector>
 
 #include "calibration/calibrated_cost_model.hpp"
@@ -19,11 +18,9 @@ namespace {
 
 Database import_device(const std::string& device) {
   const std::string tag = device.substr(0, device.find('-'));
-  const std::string dir = t::shared_data_dir();
-  if (std::filesystem::exists(dir + "/deepbench-" + tag + "-conv.csv"))
-    return import_deepbench(device, dir + "/deepbench-" + tag + "-conv.csv",
-                            dir + "/deepbench-" + tag + "-gemm.csv");
-  return load_database(t::committed_db(device));
+  const std::string dir = t::deepbench_csv_dir();
+  return import_deepbench(device, dir + "/deepbench-" + tag + "-conv.csv",
+                          dir + "/deepbench-" + tag + "-gemm.csv");
 }
 
 double median(std::vector<double> v) {
@@ -70,14 +67,7 @@ TEST_SUITE("unit") {
 
   TEST_CASE("committed DeepBench databases equal a fresh import") {
     for (const std::string device : {"v100-sxm2", "p100-sxm2"}) {
-      const std::string tag = device.substr(0, device.find('-'));
-      const std::string dir = t::shared_data_dir();
-      if (!std::filesystem::exists(dir + "/deepbench-" + tag + "-conv.csv")) {
-        MESSAGE("shared/calibration-data not present; comparing skipped for " << device);
-        continue;
-      }
-      const Database fresh = import_deepbench(device, dir + "/deepbench-" + tag + "-conv.csv",
-                                              dir + "/deepbench-" + tag + "-gemm.csv");
+      const Database fresh = import_device(device);
       if (std::getenv("SCALECAST_REGENERATE")) save_database(fresh, t::committed_db(device));
       const Database committed = load_database(t::committed_db(device));
       CHECK(committed.size() == fresh.size());

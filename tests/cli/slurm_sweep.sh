@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A sweep run as a Slurm job array on a single-node Slurm started here (the recipe of
-# ../shared/reference/traces-and-outputs.md §10): plan with --slurm, submit.sh submits the array
+# docs/architecture.md, "Sweeps and Slurm"): plan with --slurm, submit.sh submits the array
 # and the merge after it; sweep.csv must be byte-identical to the same sweep run locally, and a
 # resubmission after losing one result runs only that point. Exit 77 (skipped) when this machine
 # cannot host Slurm: not root, or slurm-wlm/munge missing (scripts/bootstrap.sh installs them).

@@ -21,7 +21,8 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("tensor-core fp16 conv pads channels to 8 in NHWC") {
-    // The ResNet stem: C = 3 is timed as C = 8 (DeepBench USE_TENSOR_CORES; calibration.md §5).
+    // The ResNet stem: C = 3 is timed as C = 8 (DeepBench USE_TENSOR_CORES; docs/architecture.md,
+    // "Calibration").
     const ConvParams c{16, 3, 224, 224, 64, 7, 7, 3, 3, 2, 2, 1, 1, 1};
     const CudnnConvParams p = cudnn_conv_params(c, DType::kFp16, true);
     CHECK(p.padded_c == 8);
@@ -63,7 +64,7 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("nccl-tests algbw and busbw conventions") {
-    // calibration.md §1 factors.
+    // [NCCL-tests-PERF] factors.
     CHECK(nccl_bus_factor(CollectiveKind::kAllReduce, 8) == doctest::Approx(1.75));
     CHECK(nccl_bus_factor(CollectiveKind::kAllGather, 4) == doctest::Approx(0.75));
     CHECK(nccl_bus_factor(CollectiveKind::kReduceScatter, 2) == doctest::Approx(0.5));

@@ -1,4 +1,4 @@
-// Spatial sizes and block widths of the other CNNs against models.md §5 (ceil-mode pooling in
+// Spatial sizes and block widths of the other CNNs against [torchvision] (ceil-mode pooling in
 // GoogLeNet, Inception-v3's stem and block outputs, AlexNet's 224 → 55 → 27 → 13 → 6), and the
 // bytes an op moves.
 #include <doctest/doctest.h>

@@ -129,7 +129,8 @@ TEST_SUITE("unit") {
     b.linear("fc", 1000);
     b.loss("loss");
     check_same_step(y, build_training_step(std::move(b).build(), {}));
-    // Stage subtotals from models.md §4: conv1 9,408 + layer1 212,992 conv params.
+    // Stage subtotals from [torchvision]; layer sum [computed]: conv1 9,408 + layer1 212,992 conv
+    // params.
     std::int64_t conv_params = 0;
     for (const auto& l : y.layers()) conv_params += l.kind == LayerKind::kConv ? l.params : 0;
     CHECK(conv_params == 9'408 + 212'992);
@@ -137,7 +138,8 @@ TEST_SUITE("unit") {
 
   TEST_CASE("hand-written tiny GPT has the GPT-2 parameter formula") {
     const TrainingStep s = build_training_step(load_model(example("tiny_gpt.yaml")), {});
-    // V·d + 512·d + L·(12d² + 13d) + 2d with d 256, L 2, V 8000 (models.md §6).
+    // V·d + 512·d + L·(12d² + 13d) + 2d with d 256, L 2, V 8000 ([BERT-config], [GPT-2-hparams]
+    // [computed]).
     const std::int64_t d = 256;
     const std::int64_t expected = 8000 * d + 512 * d + 2 * (12 * d * d + 13 * d) + 2 * d;
     MESSAGE("tiny_gpt params expected ", expected, " actual ", s.totals().params);

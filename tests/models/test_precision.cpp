@@ -1,5 +1,6 @@
 // Precision recipes: which dtype and tensor-core flag each op class gets, activation bytes, the
-// gradient dtype default and override (models.md §1: gradient bytes are a parameter).
+// gradient dtype default and override (docs/sources.md Conventions: gradient bytes are a
+// parameter).
 #include <doctest/doctest.h>
 
 #include "models/training_step.hpp"

@@ -1,6 +1,6 @@
 // ResNet-50 v1.5, batch 1, 224×224: every conv, both pools and the fc against the per-layer
-// table of models.md §4 (shapes, params, forward MACs per image; 1 MAC = 2 FLOP), then the
-// totals and the backward pass (models.md §7).
+// per-layer table (shapes, params, forward MACs per image; 1 MAC = 2 FLOP), then the
+// totals and the backward pass (docs/sources.md, Conventions: backward pass).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -23,7 +23,7 @@ struct Row {
   double macs;
 };
 
-// models.md §4, transcribed row by row ([computed]; totals equal torchvision).
+// the layer-by-layer table, transcribed row by row ([computed]; totals equal torchvision).
 const Row kTable[] = {
     {1, "conv1", "conv", 7, 2, 3, {3, 224, 224}, {64, 112, 112}, 9408, 118013952},
     {2, "maxpool", "max pool", 3, 2, 1, {64, 112, 112}, {64, 56, 56}, 0, 0},
@@ -164,7 +164,7 @@ TEST_SUITE("unit") {
       if (std::string(r.op) == "conv") expected.emplace_back(r.name);
     }
     CHECK(convs == expected);
-    // models.md §3: 53 convs, 53 BN, 49 ReLU, 16 adds, 1 max pool, 1 avg pool, 1 fc.
+    // [torchvision]: 53 convs, 53 BN, 49 ReLU, 16 adds, 1 max pool, 1 avg pool, 1 fc.
     CHECK(count[LayerKind::kConv] == 53);
     CHECK(count[LayerKind::kBatchNorm] == 53);
     CHECK(count[LayerKind::kRelu] == 49);
@@ -209,7 +209,8 @@ TEST_SUITE("unit") {
       const bool conv1 = a.name.ends_with(".conv1");
       MESSAGE(fmt::format("{}: v1 {} -> {} MACs {:.0f} (v1.5 {} -> {})", a.name, to_string(a.in),
                           to_string(a.out), a.fwd_macs, to_string(b.in), to_string(b.out)));
-      // models.md §4: 25,690,112 for the strided 1×1, 115,605,504 for the unstrided 3×3.
+      // [torchvision]; layer sum [computed]: 25,690,112 for the strided 1×1, 115,605,504 for the
+      // unstrided 3×3.
       CHECK(a.fwd_macs == (conv1 ? 25'690'112.0 : 115'605'504.0));
       CHECK(a.params == b.params);
     }

@@ -1,5 +1,5 @@
-// The training-step DAG: order, dependencies, backward consistency (models.md §7), gradient
-// readiness and bucketing, the Boost graph and the optimizer ops.
+// The training-step DAG: order, dependencies, backward consistency (docs/sources.md, Conventions:
+// backward pass), gradient readiness and bucketing, the Boost graph and the optimizer ops.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -68,7 +68,7 @@ TEST_SUITE("unit") {
         fmt::format("ResNet-50 training MACs/image expected 12149538816 actual {:.0f} "
                     "({:.2f} GFLOP)",
                     train, 2 * train / 1e9));
-    CHECK(train == 12'149'538'816.0);  // models.md §7
+    CHECK(train == 12'149'538'816.0);  // docs/sources.md, Conventions: backward pass
     CHECK(s.totals().backward_macs == 2.0 * 4'089'184'256.0 - 118'013'952.0);
   }
 

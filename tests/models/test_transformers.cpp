@@ -1,5 +1,6 @@
-// BERT-large and GPT-2: parameter breakdown, exact matmul MACs per sequence (models.md §6),
-// attention as batched GEMMs whose backward is twice the forward, tied embeddings.
+// BERT-large and GPT-2: parameter breakdown, exact matmul MACs per sequence ([BERT-config],
+// [GPT-2-hparams] [computed]), attention as batched GEMMs whose backward is twice the forward, tied
+// embeddings.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -19,7 +20,7 @@ StepOptions seq(std::int64_t s) {
   return o;
 }
 
-// models.md §6, convention 1: L·(4·S·d² + 2·S·d·d_ff + 2·S²·d) MACs per sequence.
+// [BERT-config], [GPT-2-hparams]; convention: L·(4·S·d² + 2·S·d·d_ff + 2·S²·d) MACs per sequence.
 double body_macs(double layers, double s, double d) {
   return layers * (4 * s * d * d + 2 * s * d * 4 * d + 2 * s * s * d);
 }
@@ -41,7 +42,7 @@ TEST_SUITE("unit") {
         fmt::format("embeddings expected 31782912 actual {}; per layer expected 12596224 "
                     "actual {}; pooler expected 1049600 actual {}",
                     embeddings, layer0, pooler));
-    CHECK(embeddings == 31'782'912);  // models.md §6
+    CHECK(embeddings == 31'782'912);  // [BERT-config], [GPT-2-hparams] [computed]
     CHECK(layer0 == 12'596'224);
     CHECK(pooler == 1'049'600);
   }
@@ -49,7 +50,8 @@ TEST_SUITE("unit") {
   TEST_CASE("BERT-large forward matmul MACs per sequence at S 128 and 512") {
     for (std::int64_t s : {128, 512}) {
       const TrainingStep step = build_training_step(zoo_model("bert_large"), seq(s));
-      // Reference body MACs (models.md §6) + the pooler dense on the [CLS] token (d² MACs).
+      // Reference body MACs ([BERT-config], [GPT-2-hparams] [computed]) + the pooler dense on the
+      // [CLS] token (d² MACs).
       const double body = s == 128 ? 39'460'012'032.0 : 167'503'724'544.0;
       CHECK(body == body_macs(24, static_cast<double>(s), 1024));
       const double expected = body + 1024.0 * 1024.0;
@@ -68,7 +70,7 @@ TEST_SUITE("unit") {
       double layers, d, body, head;
     };
     const Row rows[] = {
-        // models.md §6, S = 1024
+        // [GPT-2-hparams], S = 1024
         {"gpt2_small", 12, 768, 106'300'440'576.0, 39'523'713'024.0},
         {"gpt2_medium", 24, 1024, 360'777'252'864.0, 52'698'284'032.0},
         {"gpt2_large", 36, 1280, 821'412'495'360.0, 65'872'855'040.0},

@@ -1,6 +1,6 @@
-// Parameter counts, forward MACs and gradient bytes of every zoo model against models.md §2.
-// MACs here are conv + linear multiply-accumulates per sample (torchvision's "_ops"; 1 MAC =
-// 2 FLOP), so attention/BN/pooling are not in them.
+// Parameter counts, forward MACs and gradient bytes of every zoo model against [torchvision] and
+// the layer-by-layer count. MACs here are conv + linear multiply-accumulates per sample
+// (torchvision's "_ops"; 1 MAC = 2 FLOP), so attention/BN/pooling are not in them.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -20,12 +20,12 @@ struct Expected {
   double fwd_macs;  // per sample; 0 = not checked here (transformers: test_transformers.cpp)
 };
 
-// models.md §2 (params exact; MACs [torchvision] or [computed]).
+// [torchvision] (params exact; MACs [torchvision] or [computed]).
 const Expected kExpected[] = {
     {"resnet50", 25'557'032, 4'089'184'256.0},
     {"resnet50_v1", 25'557'032, 3'857'973'248.0},
     {"resnet101", 44'549'160, 7'801'405'440.0},
-    {"resnet101_v1", 44'549'160, 7'570'194'432.0},  // models.md §4, ResNet-101 v1 MACs
+    {"resnet101_v1", 44'549'160, 7'570'194'432.0},  // [computed] ResNet-101 v1 MACs
     {"resnet152", 60'192'808, 11'513'626'624.0},
     {"resnet152_v1", 60'192'808, 11'282'415'616.0},
     {"vgg16", 138'357'544, 15'470'264'320.0},
@@ -99,7 +99,7 @@ TEST_SUITE("unit") {
                         fp32.totals().gradient_bytes));
     MESSAGE(fmt::format("ResNet-50 grad bytes fp16 expected 51114064 actual {:.0f}",
                         fp16.totals().gradient_bytes));
-    CHECK(fp32.totals().gradient_bytes == 102'228'128.0);  // models.md §2 (97.5 MiB)
+    CHECK(fp32.totals().gradient_bytes == 102'228'128.0);  // [torchvision] params × 4 B (97.5 MiB)
     CHECK(fp16.totals().gradient_bytes == 51'114'064.0);
     CHECK(fp32.gradients().size() == 161);  // 53 conv weights + 53×2 BN + fc weight and bias
   }

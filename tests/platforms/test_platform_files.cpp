@@ -1,4 +1,5 @@
-// The shipped platform files load and say what hardware.md says; the schema is documented.
+// The shipped platform files load and say what their sources say (docs/sources.md); the schema is
+// documented.
 
 #include <doctest/doctest.h>
 #include <fstream>
@@ -26,7 +27,7 @@ TEST_SUITE("unit") {
     }
   }
 
-  TEST_CASE("gpu catalog holds every gpu of hardware.md") {
+  TEST_CASE("gpu catalog holds every gpu of the sources") {
     const auto catalog = GpuCatalog::load_file(find_data_file("platforms/gpus.yaml"));
     for (const char* key : {"k80-gk210", "p100-sxm2", "v100-sxm2", "a100-sxm4-40gb",
                             "a100-sxm4-80gb", "h100-sxm5", "h200-sxm"}) {
@@ -66,7 +67,7 @@ TEST_SUITE("unit") {
     CHECK(t.nic_of_gpu == std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3});
     int nvlinks = 0;
     for (const auto& l : t.links) nvlinks += l.link_class == "nvlink" ? 1 : 0;
-    CHECK(nvlinks == 16);  // 16 linked pairs (hardware.md §4.3)
+    CHECK(nvlinks == 16);  // 16 linked pairs [nccl#671], [DLPerf]
   }
 
   TEST_CASE("heterogeneous example mixes v100 and a100 partitions") {

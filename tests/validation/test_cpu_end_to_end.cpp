@@ -15,6 +15,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -55,9 +56,17 @@ constexpr double kCalibrationSample_s = 10e-3;
 // the simulated step, a sum over keys, samples the machine's speed over the whole run as the
 // loop's median step does, not at the one moment each key happened to be measured.
 constexpr int kCalibrationRounds = 3;
-// Share of its median step the loop's thread may spend descheduled before the 10% check only
-// warns (see the check).
+// Share of its median step the loop's thread may spend descheduled before the run is skipped as
+// too noisy to judge (see the check).
 constexpr double kOverloaded = 0.70;
+
+// Ends this test process as skipped: ctest registers the engine tests with SKIP_RETURN_CODE 77
+// (tests/validation/CMakeLists.txt), and the reason is the last line of the test's output.
+[[noreturn]] void skip_test(const std::string& reason) {
+  std::printf("SKIPPED: %s\n", reason.c_str());
+  std::fflush(stdout);
+  std::exit(77);
+}
 
 // The CPU backend, with one profiled loop step before some of its measurements.
 class InterleavedBackend : public kernels::KernelBackend {
@@ -207,17 +216,20 @@ TEST_SUITE("slow") {
     CHECK(wall.measured.iteration_count == kProfiledSteps);
     // When the loop's thread got under 30% of a core (descheduled over 70% of its median
     // step), the residual cost of sharing (cache refills after every other process's slice)
-    // reached -15% in one of six runs before pinning (pinned: -6.3% at 78%): the comparison is
-    // then reported as a warning, not failed. At 40-50% descheduled every run was within -5.1%.
+    // reached -15% in one of six runs before pinning (pinned: -6.3% at 78%): such a run
+    // measures the neighbours, not this CPU, so the test is skipped (exit 77, ctest's
+    // SKIP_RETURN_CODE) with the reason, never passed with a warning. At 40-50% descheduled
+    // every run was within -5.1%.
     const double median_descheduled = descheduled[descheduled.size() / 2];
     if (median_descheduled > kOverloaded) {
-      MESSAGE("machine overloaded (the loop's thread descheduled "
-              << median_descheduled * 100 << "% > " << kOverloaded * 100
-              << "%): the 10% check is a warning this run");
-      WARN(std::abs(cpu.error_pct) <= 10.0);
-    } else {
-      CHECK(std::abs(cpu.error_pct) <= 10.0);
+      char reason[200];
+      std::snprintf(reason, sizeof reason,
+                    "machine overloaded: the loop's thread was descheduled %.1f%% of its median "
+                    "step (limit %.0f%%); CPU-clock error %.2f%% not judged",
+                    median_descheduled * 100, kOverloaded * 100, cpu.error_pct);
+      skip_test(reason);
     }
+    CHECK(std::abs(cpu.error_pct) <= 10.0);
 
     // 6. The same comparison through the command line: `scalecast compare-trace` on the
     // CPU-clock trace prints and writes the figure gated above (same files, deterministic

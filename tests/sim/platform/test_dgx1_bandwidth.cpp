@@ -1,5 +1,6 @@
 // DGX-1V: the bandwidth of every GPU pair follows the hybrid cube-mesh NVLink counts
-// (hardware.md §4.3): links x 25 GB/s, and pairs without NVLink go over PCIe and the CPUs.
+// ([NV-DGX1-WP], [nccl#671], [DLPerf]): links x 25 GB/s, and pairs without NVLink go over PCIe and
+// the CPUs.
 
 #include <doctest/doctest.h>
 
@@ -8,7 +9,7 @@
 namespace scalecast::sim {
 namespace {
 
-// hardware.md §4.3 [nccl#671], [DLPerf]; kept here independently of the platform file so a
+// [NV-DGX1-WP], [nccl#671], [DLPerf]; kept here independently of the platform file so a
 // wrong matrix in the file fails the test.
 constexpr int kLinks[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0},
                               {1, 2, 0, 2, 0, 0, 1, 0}, {2, 1, 2, 0, 0, 0, 0, 1},

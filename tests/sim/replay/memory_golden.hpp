@@ -2,7 +2,7 @@
 // The engine-level golden cases of `source: memory` (test_input_golden.cpp): small jobs on the
 // test platform whose output files must stay byte-identical to what the engine wrote before the
 // input pipeline existed. Uses only the pre-pipeline JobSpec fields, so the same code generated
-// the reference hashes from the engine of that time (scripts/update_input_golden.sh).
+// the reference files from the engine of that time (scripts/update_input_golden.sh).
 
 #include <simgrid/s4u.hpp>
 

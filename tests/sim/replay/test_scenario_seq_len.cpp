@@ -1,6 +1,7 @@
 // The scenario key seq_len: parsed only for token-sequence models, with precise errors; from the
 // file or --set into the training step (every sequence-dependent shape: linear parts x4 and the
-// S x S attention parts x16 from 128 to 512 tokens, models.md §6) and into summary.json.
+// S x S attention parts x16 from 128 to 512 tokens, [BERT-config], [GPT-2-hparams] [computed]) and
+// into summary.json.
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -111,8 +112,8 @@ TEST_SUITE("unit") {
     const models::TrainingStep s512 = step("seq_len: 512\n");
     CHECK(s128.seq_len() == 128);
     CHECK(s512.seq_len() == 512);
-    // models.md §6: exact body MACs per sequence 167,503,724,544 at S 512, plus the pooler's
-    // d² on the [CLS] token; batch 2.
+    // [BERT-config] [computed]: exact body MACs per sequence 167,503,724,544 at S 512, plus the
+    // pooler's d² on the [CLS] token; batch 2.
     const double expected_macs = 2.0 * (167'503'724'544.0 + 1024.0 * 1024.0);
     MESSAGE(fmt::format("forward MACs at 512, batch 2: expected {:.0f} actual {:.0f}",
                         expected_macs, s512.totals().forward_macs));
