@@ -137,6 +137,9 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   // amp_fp16 is the fp16 mixed-precision recipe; "unknown" arrives here as fp32 (FORMAT.md 5.6).
   y += fmt::format("precision: {}\n", c.precision == "amp_fp16" ? "fp16" : c.precision);
   y += fmt::format("batch_per_gpu: {}\n", c.batch_per_gpu);
+  // A measured run fit its GPUs; the memory estimate must not veto it (an "unknown" precision
+  // is simulated as fp32 and would not fit where the run used mixed precision).
+  y += "memory_check: false\n";
   y += fmt::format("nodes: {}\n", c.nodes);
   y += fmt::format("gpus_per_node: {}\n", c.gpus / c.nodes);
   // One GPU and synchronous all-reduce are both data parallelism (one rank has nothing to
