@@ -91,10 +91,15 @@ Network parse_network(const ConfigNode& node) {
   n.port_bandwidth_Bps = bandwidth(node.required("port_bandwidth"));
   switch (n.topology) {
     case Topology::kFatTree:
+      // Uplinks aggregate radix x child bandwidth per level: at most 8 levels of radix up to
+      // 1,000,000 keep every aggregate finite (real fat trees have 2-4 levels).
+      if (node.required("levels").items().size() > 8)
+        node.required("levels").fail(fmt::format("expected at most 8 levels, got {}",
+                                                 node.required("levels").items().size()));
       for (const ConfigNode& level : node.required("levels").items()) {
         level.check_keys({"radix", "oversubscription", "latency"});
         TreeLevel l;
-        l.radix = count_at_least(level.required("radix"), 1);
+        l.radix = count_in(level.required("radix"), 1, 1'000'000);
         if (auto o = level.optional("oversubscription")) l.oversubscription = parse_ratio(*o);
         l.latency_s = latency_or(level, "latency");
         n.levels.push_back(l);

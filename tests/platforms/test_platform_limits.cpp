@@ -86,6 +86,15 @@ TEST_SUITE("unit") {
                     "s, got \"5s\"") != std::string::npos);
   }
 
+  TEST_CASE("fat-tree radix and level count are bounded so aggregated uplinks stay finite") {
+    CHECK(error_of(mutate("{radix: 4,", "{radix: 4294967297,"))
+              .find("network.levels[0].radix: expected at most 1,000,000") != std::string::npos);
+    std::string nine = "levels: [";
+    for (int i = 0; i < 9; ++i) nine += std::string(i ? ", " : "") + "{radix: 4}";
+    CHECK(error_of(mutate("levels: [{radix: 4, oversubscription: \"2:1\"}]", nine + "]"))
+              .find("network.levels: expected at most 8 levels, got 9") != std::string::npos);
+  }
+
   TEST_CASE("an oversubscription of inf or above 1000 is an error") {
     CHECK(error_of(mutate("oversubscription: \"2:1\"", "oversubscription: inf"))
               .find("expected a down:up ratio from 1 to 1000") != std::string::npos);
