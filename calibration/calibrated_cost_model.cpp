@@ -180,7 +180,9 @@ std::optional<double> CalibratedCostModel::fitted(const MeasurementKey& key,
     fam.dims.erase("bytes");
     const auto ab = alpha_beta_.find(fam);
     if (ab == alpha_beta_.end()) return std::nullopt;
-    return ab->second.time_s(static_cast<double>(key.dim("bytes")));
+    const double t = ab->second.time_s(static_cast<double>(key.dim("bytes")));
+    if (!std::isfinite(t) || !(t > 0)) return std::nullopt;  // next tier
+    return t;
   }
   FitGroup g{key.device, key.op, key.pass, key.dtype, key.tensor_core};
   auto it = fits_.find(g);
@@ -199,10 +201,13 @@ std::optional<double> CalibratedCostModel::fitted(const MeasurementKey& key,
     // only the physical bound applies on top: no kernel moves its bytes faster than the peak.
     double t = flops / rate;
     if (gpu.memory_bandwidth > 0) t = std::max(t, bytes / gpu.memory_bandwidth);
+    if (!std::isfinite(t) || !(t > 0)) return std::nullopt;  // a degenerate fit: next tier
     return t;
   }
   if (gpu.memory_bandwidth > 0) rate = std::min(rate, gpu.memory_bandwidth);
-  return bytes / rate;
+  const double t = bytes / rate;
+  if (!std::isfinite(t) || !(t > 0)) return std::nullopt;
+  return t;
 }
 
 double CalibratedCostModel::datasheet(const MeasurementKey& key, const platforms::GpuSpec& gpu,

@@ -41,9 +41,12 @@ Source read_source(const ConfigNode& n) {
   return s;
 }
 
+// A kernel time: from 1 ns (about one GPU clock; CUDA events resolve 0.5 us) to 1 hour. Smaller
+// values are unit slips that would give rates beyond any device (and overflow the fits).
 double positive_seconds(const ConfigNode& n) {
   const double v = n.as_double();
-  if (!(v > 0)) n.fail(fmt::format("expected a time in seconds > 0, got \"{}\"", n.as_string()));
+  if (!(v >= 1e-9 && v <= 3600.0))
+    n.fail(fmt::format("expected a time in seconds from 1e-09 to 3600, got \"{}\"", n.as_string()));
   return v;
 }
 
@@ -83,7 +86,8 @@ Measurement read_entry(const ConfigNode& n, const Database& db) {
   if (m.key.selection != "find" && m.key.selection != "heuristic" && m.key.selection != "fixed")
     sel.fail(fmt::format("expected find, heuristic or fixed, got \"{}\"", m.key.selection));
   const ConfigNode dims = n.required("dims");
-  for (const auto& [name, v] : dims.entries()) m.key.dims[name] = v.as_count();
+  // Dimensions up to 1e9: FLOP and byte counts built from them stay exact in a double.
+  for (const auto& [name, v] : dims.entries()) m.key.dims[name] = v.as_int_in(0, 1'000'000'000);
   for (const auto& need : required_dims(m.key.op))
     if (!m.key.dims.count(need))
       dims.fail(fmt::format("missing dimension '{}' for op {}", need, m.key.op));
@@ -91,8 +95,8 @@ Measurement read_entry(const ConfigNode& n, const Database& db) {
   m.min_s = n.has("min_s") ? positive_seconds(n.required("min_s")) : m.median_s;
   if (m.min_s > m.median_s * (1 + 1e-12))
     n.required("min_s").fail(fmt::format("min_s {} exceeds median_s {}", m.min_s, m.median_s));
-  m.samples = static_cast<int>(n.count_or("samples", 1));
-  m.reps = static_cast<int>(n.count_or("reps", 1));
+  m.samples = n.int_field_or("samples", 1, 1'000'000'000, 1);
+  m.reps = n.int_field_or("reps", 1, 1'000'000'000, 1);
   m.algorithm = n.string_or("algo", "");
   m.math = n.string_or("math", "");
   m.workspace_bytes = n.count_or("workspace_bytes", 0);

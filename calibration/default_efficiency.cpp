@@ -1,5 +1,7 @@
 #include "calibration/default_efficiency.hpp"
 
+#include "platforms/gpu_spec.hpp"
+
 namespace scalecast::calibration {
 
 double default_compute_efficiency(std::string_view op, std::string_view pass, bool tensor_core) {
@@ -22,12 +24,6 @@ double default_memory_efficiency() { return 0.62; }  // Paleo's PPP ([Paleo])
 
 double default_link_efficiency() { return 0.72; }  // Paleo PPP_comm ([Paleo])
 
-double host_link_bandwidth(std::string_view l) {
-  if (l == "pcie3x16" || l == "pcie3") return 15.75e9;  // [computed; docs/sources.md, Conventions]
-  if (l == "pcie4x16" || l == "pcie4") return 31.5e9;
-  if (l == "pcie5x16" || l == "pcie5") return 63e9;
-  if (l == "nvlink2") return 50e9;  // Summit CPU–GPU: 2 bricks × 25 GB/s [OLCF-Summit]
-  return 0.0;
-}
+double host_link_bandwidth(std::string_view l) { return platforms::host_link_bandwidth(l); }
 
 }  // namespace scalecast::calibration

@@ -48,9 +48,12 @@ RateFit RateFit::fit(const std::vector<RateSample>& samples, std::size_t quadrat
   f.lo_.assign(nv, INFINITY);
   f.hi_.assign(nv, -INFINITY);
   for (const auto& s : samples) {
-    if (s.vars.size() != nv || !(s.rate > 0))
-      throw std::invalid_argument("fit: samples need the same variables and a positive rate");
+    if (s.vars.size() != nv || !(s.rate > 0) || !std::isfinite(s.rate))
+      throw std::invalid_argument(
+          "fit: samples need the same variables and a finite positive rate");
     for (std::size_t i = 0; i < nv; ++i) {
+      if (!std::isfinite(s.vars[i]))
+        throw std::invalid_argument("fit: a sample has a non-finite variable");
       f.mean_[i] += s.vars[i] / samples.size();
       f.lo_[i] = std::min(f.lo_[i], s.vars[i]);
       f.hi_[i] = std::max(f.hi_[i], s.vars[i]);
@@ -71,6 +74,11 @@ RateFit RateFit::fit(const std::vector<RateSample>& samples, std::size_t quadrat
   for (std::size_t c = 1; c < nf; ++c) a(c, c) += ridge * samples.size();
   const Eigen::VectorXd beta = a.ldlt().solve(phi.transpose() * y);
   f.beta_.assign(beta.data(), beta.data() + beta.size());
+  // Degenerate data (rates spanning more than a double's range) gives no usable curve: the group
+  // falls to the next tier rather than pricing ops at NaN.
+  for (double b : f.beta_)
+    if (!std::isfinite(b))
+      throw std::invalid_argument("fit: the least-squares solution is not finite");
   const Eigen::VectorXd resid = phi * beta - y;
   f.rms_log_error_ = std::sqrt(resid.squaredNorm() / samples.size());
   if (smoothing_bandwidth > 0) {
@@ -111,7 +119,8 @@ AlphaBetaFit AlphaBetaFit::fit(const std::vector<double>& bytes, const std::vect
   Eigen::MatrixXd a(bytes.size(), 2);
   Eigen::VectorXd y = Eigen::VectorXd::Ones(bytes.size());
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (!(t[i] > 0)) throw std::invalid_argument("alpha-beta fit: times must be positive");
+    if (!(t[i] > 0) || !std::isfinite(t[i]) || !(bytes[i] > 0) || !std::isfinite(bytes[i]))
+      throw std::invalid_argument("alpha-beta fit: sizes and times must be finite and positive");
     a(i, 0) = 1.0 / t[i];
     a(i, 1) = bytes[i] / t[i];
   }
@@ -124,6 +133,8 @@ AlphaBetaFit AlphaBetaFit::fit(const std::vector<double>& bytes, const std::vect
   }
   f.alpha_s = std::max(x(0), 0.0);
   f.beta_Bps = 1.0 / x(1);
+  if (!std::isfinite(f.alpha_s) || !std::isfinite(f.beta_Bps) || !(f.beta_Bps > 0))
+    throw std::invalid_argument("alpha-beta fit: the fitted line is not finite");
   return f;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -39,32 +40,38 @@ struct SweepOptions {
   bool missing = false;             // print the ids of the points without a result
 };
 
-// "1,2,4" or "1..4608" (doubling from the first, plus the last).
+// "1,2,4" or "1..4608" (doubling from the first, plus the last). Every item is a whole number
+// from 1 to 1,000,000 written in full: "2x" or "1.5" is an error, not 2 or 1.
 std::vector<int> parse_nodes(const std::string& text) {
-  std::vector<int> out;
-  const auto bad = [&] {
-    return common::ConfigError("--nodes", 0, 0, text,
-                               "expected a list like 1,2,4 or a doubling range like 1..4608");
+  constexpr int kMaxNodes = 1'000'000;
+  const auto bad = [&](const std::string& why) {
+    return common::ConfigError(
+        "--nodes " + text, 0, 0, "",
+        "expected a list like 1,2,4 or a doubling range like 1..4608 of node counts from 1 to "
+        "1,000,000" +
+            why);
   };
-  try {
-    const auto dots = text.find("..");
-    if (dots != std::string::npos) {
-      const int lo = std::stoi(text.substr(0, dots)), hi = std::stoi(text.substr(dots + 2));
-      if (lo < 1 || hi < lo) throw bad();
-      for (long n = lo; n <= hi; n *= 2) out.push_back(static_cast<int>(n));
-      if (out.back() != hi) out.push_back(hi);
-    } else {
-      std::stringstream ss(text);
-      for (std::string item; std::getline(ss, item, ',');) {
-        const int n = std::stoi(item);
-        if (n < 1) throw bad();
-        out.push_back(n);
-      }
-    }
-  } catch (const std::logic_error&) {
-    throw bad();
+  const auto count = [&](const std::string& item) {
+    int n = 0;
+    const char* end = item.data() + item.size();
+    const auto [ptr, ec] = std::from_chars(item.data(), end, n);
+    if (item.empty() || ec != std::errc() || ptr != end || n < 1 || n > kMaxNodes)
+      throw bad(" (\"" + item + "\" is not one)");
+    return n;
+  };
+  std::vector<int> out;
+  const auto dots = text.find("..");
+  if (dots != std::string::npos) {
+    const int lo = count(text.substr(0, dots)), hi = count(text.substr(dots + 2));
+    if (hi < lo) throw bad(" (the range ends below its start)");
+    for (long n = lo; n <= hi; n *= 2) out.push_back(static_cast<int>(n));
+    if (out.back() != hi) out.push_back(hi);
+  } else {
+    std::size_t start = 0;
+    for (std::size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1)
+      out.push_back(count(text.substr(start, comma - start)));
+    out.push_back(count(text.substr(start)));
   }
-  if (out.empty()) throw bad();
   return out;
 }
 

@@ -35,6 +35,18 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+std::string format_count(std::int64_t n) {
+  const bool negative = n < 0;
+  // Work on the magnitude as unsigned so INT64_MIN has one too.
+  std::uint64_t m = negative ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+  std::string digits = std::to_string(m), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return negative ? "-" + out : out;
+}
+
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_distance = std::string::npos;
@@ -198,6 +210,26 @@ std::int64_t ConfigNode::as_count() const {
   return v;
 }
 
+std::int64_t ConfigNode::as_int_in(std::int64_t lo, std::int64_t hi) const {
+  const std::string s = scalar_text();
+  std::int64_t v = 0;
+  const char* end = s.data() + s.size();
+  const char* begin = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+  const auto [ptr, ec] = std::from_chars(begin, end, v);
+  const std::string range =
+      fmt::format("a whole number from {} to {}", format_count(lo), format_count(hi));
+  const bool overflow = ec == std::errc::result_out_of_range;
+  if (s.empty() || ptr != end || (ec != std::errc() && !overflow))
+    fail(fmt::format("expected {}, got \"{}\"", range, s));
+  if (overflow ? s[0] == '-' : v < lo)
+    fail(fmt::format("expected at least {} ({}), got {}", format_count(lo), range, s));
+  if (overflow || v > hi)
+    fail(fmt::format("expected at most {} ({}), got {}", format_count(hi), range, s));
+  return v;
+}
+
+int ConfigNode::as_int_field(int lo, int hi) const { return static_cast<int>(as_int_in(lo, hi)); }
+
 bool ConfigNode::as_bool() const {
   const std::string s = scalar_text();
   if (s == "true" || s == "yes" || s == "on") return true;
@@ -212,6 +244,17 @@ double ConfigNode::as_quantity(Quantity kind) const {
   } catch (const UnitError& e) {
     fail(e.what());
   }
+}
+
+double ConfigNode::as_quantity_in(Quantity kind, double lo, double hi, bool lo_open) const {
+  const double v = as_quantity(kind);
+  if (!(lo_open ? v > lo : v >= lo) || !(v <= hi)) {
+    const std::string name(quantity_name(kind));
+    fail(fmt::format("expected {} {} {} and at most {}, got \"{}\"", name,
+                     lo_open ? "greater than" : "of at least", format_quantity(lo, kind),
+                     format_quantity(hi, kind), node_.Scalar()));
+  }
+  return v;
 }
 
 std::vector<std::string> ConfigNode::as_string_list() const {
@@ -233,9 +276,18 @@ std::int64_t ConfigNode::count_or(std::string_view key, std::int64_t fallback) c
   auto c = optional(key);
   return c ? c->as_count() : fallback;
 }
+int ConfigNode::int_field_or(std::string_view key, int lo, int hi, int fallback) const {
+  auto c = optional(key);
+  return c ? c->as_int_field(lo, hi) : fallback;
+}
 bool ConfigNode::bool_or(std::string_view key, bool fallback) const {
   auto c = optional(key);
   return c ? c->as_bool() : fallback;
+}
+double ConfigNode::quantity_in_or(std::string_view key, Quantity kind, double lo, double hi,
+                                  double fallback, bool lo_open) const {
+  auto c = optional(key);
+  return c ? c->as_quantity_in(kind, lo, hi, lo_open) : fallback;
 }
 double ConfigNode::quantity_or(std::string_view key, Quantity kind, double fallback) const {
   auto c = optional(key);

@@ -53,16 +53,28 @@ class ConfigNode {
   double as_double() const;
   std::int64_t as_int() const;
   std::int64_t as_count() const;  // an integer >= 0
+  // An integer in [lo, hi], read as an integer (never through a double or a narrowing cast);
+  // outside the range the message states it: "expected a whole number from 1 to 1,000,000".
+  std::int64_t as_int_in(std::int64_t lo, std::int64_t hi) const;
+  // int_in for int-sized fields: hi must fit an int (checked), so the result always does.
+  int as_int_field(int lo, int hi) const;
   bool as_bool() const;
   double as_quantity(Quantity kind) const;
+  // A quantity in [lo, hi] (SI units), the limits stated in the message in readable units
+  // ("expected a bandwidth from 1 kB/s to 1 PB/s, got \"0GBps\""). lo_open: lo itself is not
+  // allowed ("greater than 0 B/s").
+  double as_quantity_in(Quantity kind, double lo, double hi, bool lo_open = false) const;
   std::vector<std::string> as_string_list() const;  // a sequence of scalars, or one scalar
 
   // Convenience: the child's value if present, else the default.
   std::string string_or(std::string_view key, const std::string& fallback) const;
   double double_or(std::string_view key, double fallback) const;
   std::int64_t count_or(std::string_view key, std::int64_t fallback) const;
+  int int_field_or(std::string_view key, int lo, int hi, int fallback) const;
   bool bool_or(std::string_view key, bool fallback) const;
   double quantity_or(std::string_view key, Quantity kind, double fallback) const;
+  double quantity_in_or(std::string_view key, Quantity kind, double lo, double hi, double fallback,
+                        bool lo_open = false) const;
 
   // Throws a ConfigError at this node with this node's key path.
   [[noreturn]] void fail(const std::string& message) const;
@@ -87,6 +99,9 @@ class ConfigNode {
   int line_;    // 1-based; 0 when unknown
   int column_;  // 1-based; 0 when unknown
 };
+
+// An integer with thousands separators, as limits are stated in messages: 1000000 -> "1,000,000".
+std::string format_count(std::int64_t n);
 
 // Closest candidate to `word` by edit distance, or "" when none is close enough to suggest.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);

@@ -49,15 +49,16 @@ std::vector<std::string> keys_of(LayerKind k) {
   return keys;
 }
 
-std::int64_t positive(const ConfigNode& n) {
-  const std::int64_t v = n.as_count();
-  if (v <= 0) n.fail(fmt::format("expected a positive integer, got {}", v));
-  return v;
-}
+// Layer sizes (channels, features, kernel, stride, heads, image sides, tokens): whole numbers up
+// to 1,000,000, so products of them (elements, parameters, FLOPs) stay far inside int64.
+constexpr std::int64_t kMaxDim = 1'000'000;
+std::int64_t positive(const ConfigNode& n) { return n.as_int_in(1, kMaxDim); }
 
 // An integer, or a [height, width] pair.
 std::pair<std::int64_t, std::int64_t> pair_of(const ConfigNode& n, bool allow_zero) {
-  auto one = [&](const ConfigNode& c) { return allow_zero ? c.as_count() : positive(c); };
+  auto one = [&](const ConfigNode& c) {
+    return allow_zero ? c.as_int_in(0, kMaxDim) : positive(c);
+  };
   if (n.is_sequence()) {
     const auto items = n.items();
     if (items.size() != 2) n.fail("expected an integer or a [height, width] pair");

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "platforms/loader_parts.hpp"
+
 namespace scalecast::platforms {
 
 using common::ConfigNode;
@@ -13,22 +15,35 @@ GpuSpec parse_gpu_spec(const std::string& key, const ConfigNode& node) {
                    "tensor_fp8", "memory", "memory_bandwidth", "nvlink", "host_link"});
   GpuSpec g;
   g.name = key;
-  g.fp64_flops = node.required("fp64").as_quantity(Quantity::kFlopRate);
-  g.fp32_flops = node.required("fp32").as_quantity(Quantity::kFlopRate);
-  g.fp16_flops = node.quantity_or("fp16", Quantity::kFlopRate, 0.0);
-  g.tensor_fp16_flops = node.quantity_or("tensor_fp16", Quantity::kFlopRate, 0.0);
-  g.tensor_bf16_flops = node.quantity_or("tensor_bf16", Quantity::kFlopRate, 0.0);
-  g.tensor_tf32_flops = node.quantity_or("tensor_tf32", Quantity::kFlopRate, 0.0);
-  g.tensor_fp8_flops = node.quantity_or("tensor_fp8", Quantity::kFlopRate, 0.0);
-  g.memory_bytes = node.required("memory").as_quantity(Quantity::kSize);
-  g.memory_bandwidth = node.required("memory_bandwidth").as_quantity(Quantity::kBandwidth);
+  // Peaks: positive and below 1 EFLOP/s; an optional peak may be absent (0: no such units).
+  const auto flops = [](const ConfigNode& n) {
+    return n.as_quantity_in(Quantity::kFlopRate, 0.0, detail::kMaxFlops, /*lo_open=*/true);
+  };
+  const auto flops_or = [&](const char* field) {
+    const auto v = node.optional(field);
+    return v ? flops(*v) : 0.0;
+  };
+  g.fp64_flops = flops(node.required("fp64"));
+  g.fp32_flops = flops(node.required("fp32"));
+  g.fp16_flops = flops_or("fp16");
+  g.tensor_fp16_flops = flops_or("tensor_fp16");
+  g.tensor_bf16_flops = flops_or("tensor_bf16");
+  g.tensor_tf32_flops = flops_or("tensor_tf32");
+  g.tensor_fp8_flops = flops_or("tensor_fp8");
+  // Device memory: at most 100 TB (the largest GPUs have 0.2 TB).
+  g.memory_bytes = node.required("memory").as_quantity_in(Quantity::kSize, 0.0, 1e14, true);
+  g.memory_bandwidth = detail::bandwidth(node.required("memory_bandwidth"));
   if (auto nv = node.optional("nvlink")) {
     nv->check_keys({"generation", "links", "link_bandwidth"});
     g.nvlink_generation = nv->required("generation").as_string();
-    g.nvlink_links = static_cast<int>(nv->required("links").as_count());
-    g.nvlink_link_bandwidth = nv->required("link_bandwidth").as_quantity(Quantity::kBandwidth);
+    g.nvlink_links = detail::count_in(nv->required("links"), 0, detail::kMaxPartsPerNode);
+    g.nvlink_link_bandwidth = detail::bandwidth(nv->required("link_bandwidth"));
   }
-  g.host_link = node.required("host_link").as_string();
+  const ConfigNode host = node.required("host_link");
+  g.host_link = host.as_string();
+  if (!(host_link_bandwidth(g.host_link) > 0.0))
+    host.fail(fmt::format("unknown host link '{}' (known: {})", g.host_link,
+                          fmt::join(host_link_names(), ", ")));
   return g;
 }
 

@@ -2,6 +2,34 @@
 
 namespace scalecast::platforms {
 
+namespace {
+
+struct HostLink {
+  std::string_view name;
+  double bandwidth_Bps;
+};
+
+// hardware.md §1 (PCIe, [computed] from lanes x rate), §3 (Summit CPU-GPU: 2 NVLink 2 bricks x
+// 25 GB/s); MI250X CPU-GCD Infinity Fabric 36 GB/s per direction (platforms/gpus.yaml).
+constexpr HostLink kHostLinks[] = {
+    {"pcie3x16", 15.75e9}, {"pcie3", 15.75e9}, {"pcie4x16", 31.5e9}, {"pcie4", 31.5e9},
+    {"pcie5x16", 63e9},    {"pcie5", 63e9},    {"nvlink2", 50e9},    {"infinity-fabric", 36e9},
+};
+
+}  // namespace
+
+double host_link_bandwidth(std::string_view host_link) {
+  for (const HostLink& l : kHostLinks)
+    if (l.name == host_link) return l.bandwidth_Bps;
+  return 0.0;
+}
+
+std::vector<std::string> host_link_names() {
+  std::vector<std::string> out;
+  for (const HostLink& l : kHostLinks) out.emplace_back(l.name);
+  return out;
+}
+
 double GpuSpec::peak_flops(common::DType dtype, bool tensor_core) const {
   using common::DType;
   switch (dtype) {

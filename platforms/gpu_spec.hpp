@@ -4,6 +4,8 @@
 // the SimGrid host speeds are derived from them.
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/precision.hpp"
 
@@ -29,5 +31,11 @@ struct GpuSpec {
   // them for that dtype; falls back to the non-tensor rate (0 when the GPU lacks the dtype).
   double peak_flops(common::DType dtype, bool tensor_core) const;
 };
+
+// Bytes/s per direction of a GpuSpec::host_link name ("pcie3x16", "pcie4x16", "pcie5x16",
+// "nvlink2", "infinity-fabric"); 0 when unknown (the catalog loader rejects unknown names).
+double host_link_bandwidth(std::string_view host_link);
+// The names host_link_bandwidth knows, for messages.
+std::vector<std::string> host_link_names();
 
 }  // namespace scalecast::platforms

@@ -13,8 +13,8 @@ using common::Quantity;
 
 void parse_global_link(Network& n, const ConfigNode& node) {
   node.check_keys({"bandwidth", "latency", "links_per_group_pair"});
-  n.global_bandwidth_Bps = node.required("bandwidth").as_quantity(Quantity::kBandwidth);
-  n.global_latency_s = node.quantity_or("latency", Quantity::kTime, 0.0);
+  n.global_bandwidth_Bps = bandwidth(node.required("bandwidth"));
+  n.global_latency_s = latency_or(node, "latency");
   n.global_links_per_pair = node.has("links_per_group_pair")
                                 ? count_at_least(node.required("links_per_group_pair"), 1)
                                 : 1;
@@ -23,10 +23,22 @@ void parse_global_link(Network& n, const ConfigNode& node) {
 }  // namespace
 
 int count_at_least(const ConfigNode& node, int minimum) {
-  const auto v = node.as_count();
-  if (v < minimum) node.fail(fmt::format("expected at least {}, got {}", minimum, v));
-  if (v > 100'000'000) node.fail(fmt::format("expected at most 100000000, got {}", v));
-  return static_cast<int>(v);
+  return node.as_int_field(minimum, 100'000'000);
+}
+
+int count_in(const ConfigNode& node, int lo, int hi) { return node.as_int_field(lo, hi); }
+
+double bandwidth(const ConfigNode& node) {
+  return node.as_quantity_in(Quantity::kBandwidth, kMinBandwidth_Bps, kMaxBandwidth_Bps);
+}
+
+double bandwidth_or(const ConfigNode& map, const char* key, double fallback) {
+  const auto v = map.optional(key);
+  return v ? bandwidth(*v) : fallback;
+}
+
+double latency_or(const ConfigNode& map, const char* key) {
+  return map.quantity_in_or(key, Quantity::kTime, 0.0, kMaxLatency_s, 0.0);
 }
 
 double parse_ratio(const ConfigNode& node) {
@@ -43,8 +55,10 @@ double parse_ratio(const ConfigNode& node) {
     ok = e1 == std::errc() && e2 == std::errc() && p1 == text.data() + colon &&
          p2 == text.data() + text.size() && up > 0;
   }
-  if (!ok || down / up < 1.0) {
-    node.fail(fmt::format("expected a down:up ratio >= 1 like 2 or \"2:1\", got \"{}\"", text));
+  // from_chars reads "inf" and "nan" too: the range check is written to reject them.
+  if (!ok || !(down / up >= 1.0 && down / up <= kMaxRatio)) {
+    node.fail(fmt::format("expected a down:up ratio from 1 to {:g} like 2 or \"2:1\", got \"{}\"",
+                          kMaxRatio, text));
   }
   return down / up;
 }
@@ -74,15 +88,20 @@ Network parse_network(const ConfigNode& node) {
         t));
   }
   node.check_keys(keys);
-  n.port_bandwidth_Bps = node.required("port_bandwidth").as_quantity(Quantity::kBandwidth);
+  n.port_bandwidth_Bps = bandwidth(node.required("port_bandwidth"));
   switch (n.topology) {
     case Topology::kFatTree:
+      // Uplinks aggregate radix x child bandwidth per level: at most 8 levels of radix up to
+      // 1,000,000 keep every aggregate finite (real fat trees have 2-4 levels).
+      if (node.required("levels").items().size() > 8)
+        node.required("levels").fail(fmt::format("expected at most 8 levels, got {}",
+                                                 node.required("levels").items().size()));
       for (const ConfigNode& level : node.required("levels").items()) {
         level.check_keys({"radix", "oversubscription", "latency"});
         TreeLevel l;
-        l.radix = count_at_least(level.required("radix"), 1);
+        l.radix = count_in(level.required("radix"), 1, 1'000'000);
         if (auto o = level.optional("oversubscription")) l.oversubscription = parse_ratio(*o);
-        l.latency_s = level.quantity_or("latency", Quantity::kTime, 0.0);
+        l.latency_s = latency_or(level, "latency");
         n.levels.push_back(l);
       }
       if (n.levels.empty()) node.required("levels").fail("expected at least one level");
@@ -91,15 +110,15 @@ Network parse_network(const ConfigNode& node) {
       n.su_nodes = count_at_least(node.required("su_nodes"), 1);
       if (auto o = node.optional("leaf_oversubscription"))
         n.leaf_oversubscription = parse_ratio(*o);
-      n.leaf_uplink_latency_s = node.quantity_or("leaf_uplink_latency", Quantity::kTime, 0.0);
+      n.leaf_uplink_latency_s = latency_or(node, "leaf_uplink_latency");
       break;
     case Topology::kDragonfly: {
       n.routers_per_group = count_at_least(node.required("routers_per_group"), 1);
       n.ports_per_router = count_at_least(node.required("ports_per_router"), 1);
       const ConfigNode local = node.required("local_link");
       local.check_keys({"bandwidth", "latency"});
-      n.local_bandwidth_Bps = local.required("bandwidth").as_quantity(Quantity::kBandwidth);
-      n.local_latency_s = local.quantity_or("latency", Quantity::kTime, 0.0);
+      n.local_bandwidth_Bps = bandwidth(local.required("bandwidth"));
+      n.local_latency_s = latency_or(local, "latency");
       parse_global_link(n, node.required("global_link"));
       break;
     }
@@ -108,7 +127,7 @@ Network parse_network(const ConfigNode& node) {
       n.ports_per_router = count_at_least(node.required("ports_per_leaf"), 1);
       if (auto o = node.optional("leaf_oversubscription"))
         n.leaf_oversubscription = parse_ratio(*o);
-      n.local_latency_s = node.quantity_or("leaf_uplink_latency", Quantity::kTime, 0.0);
+      n.local_latency_s = latency_or(node, "leaf_uplink_latency");
       parse_global_link(n, node.required("global_link"));
       break;
   }

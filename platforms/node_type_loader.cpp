@@ -41,10 +41,11 @@ void parse_links(NodeType& t, const ConfigNode& list) {
     group.check_keys({"class", "bandwidth", "count", "latency", "between"});
     LinkSpec proto;
     proto.link_class = group.required("class").as_string();
-    const int count = group.has("count") ? count_at_least(group.required("count"), 1) : 1;
-    proto.bandwidth_Bps = group.required("bandwidth").as_quantity(Quantity::kBandwidth);
+    const int count =
+        group.has("count") ? count_in(group.required("count"), 1, kMaxPartsPerNode) : 1;
+    proto.bandwidth_Bps = bandwidth(group.required("bandwidth"));
     proto.bandwidth_Bps *= count;
-    proto.latency_s = group.quantity_or("latency", Quantity::kTime, 0.0);
+    proto.latency_s = latency_or(group, "latency");
     for (const ConfigNode& pair : group.required("between").items()) {
       const auto ends = pair.items();
       if (ends.size() != 2) pair.fail("expected a pair of endpoints like [cpu0, gpu0]");
@@ -60,8 +61,8 @@ void parse_links(NodeType& t, const ConfigNode& list) {
 void parse_nvlink_matrix(NodeType& t, const ConfigNode& node) {
   node.check_keys({"class", "link_bandwidth", "latency", "counts"});
   const std::string cls = node.string_or("class", "nvlink");
-  const double bw = node.required("link_bandwidth").as_quantity(Quantity::kBandwidth);
-  const double lat = node.quantity_or("latency", Quantity::kTime, 0.0);
+  const double bw = bandwidth(node.required("link_bandwidth"));
+  const double lat = latency_or(node, "latency");
   const ConfigNode counts = node.required("counts");
   const auto rows = counts.items();
   if (static_cast<int>(rows.size()) != t.gpu_count) {
@@ -73,7 +74,7 @@ void parse_nvlink_matrix(NodeType& t, const ConfigNode& node) {
     if (static_cast<int>(cols.size()) != t.gpu_count) {
       rows[i].fail(fmt::format("expected {} link counts, got {}", t.gpu_count, cols.size()));
     }
-    for (int j = 0; j < t.gpu_count; ++j) m[i][j] = static_cast<int>(cols[j].as_count());
+    for (int j = 0; j < t.gpu_count; ++j) m[i][j] = count_in(cols[j], 0, kMaxPartsPerNode);
   }
   for (int i = 0; i < t.gpu_count; ++i) {
     for (int j = i + 1; j < t.gpu_count; ++j) {
@@ -95,11 +96,11 @@ std::vector<int> index_list(const ConfigNode& node, int size, int limit, const c
   }
   std::vector<int> out;
   for (const auto& item : items) {
-    const auto v = item.as_count();
+    const int v = count_in(item, 0, kMaxPartsPerNode);
     if (v >= limit) {
       item.fail(fmt::format("{} {} does not exist (this node type has {})", what, v, limit));
     }
-    out.push_back(static_cast<int>(v));
+    out.push_back(v);
   }
   return out;
 }
@@ -133,11 +134,13 @@ NodeType parse_node_type(const std::string& name, const ConfigNode& node,
   cpu.check_keys(
       {"model", "sockets", "cores_per_socket", "core_speed", "memory_bandwidth", "memory"});
   t.cpu.model = cpu.string_or("model", "");
-  t.cpu.sockets = count_at_least(cpu.required("sockets"), 1);
-  t.cpu.cores_per_socket = count_at_least(cpu.required("cores_per_socket"), 1);
-  t.cpu.core_flops = cpu.quantity_or("core_speed", Quantity::kFlopRate, 1e10);
-  t.cpu.memory_bandwidth_Bps = cpu.quantity_or("memory_bandwidth", Quantity::kBandwidth, 0.0);
-  t.cpu.memory_bytes = cpu.quantity_or("memory", Quantity::kSize, 0.0);
+  t.cpu.sockets = count_in(cpu.required("sockets"), 1, kMaxPartsPerNode);
+  t.cpu.cores_per_socket = count_in(cpu.required("cores_per_socket"), 1, 100'000);
+  t.cpu.core_flops = cpu.quantity_in_or("core_speed", Quantity::kFlopRate, 0.0, kMaxFlops, 1e10,
+                                        /*lo_open=*/true);
+  t.cpu.memory_bandwidth_Bps = bandwidth_or(cpu, "memory_bandwidth", 0.0);
+  t.cpu.memory_bytes =
+      cpu.quantity_in_or("memory", Quantity::kSize, 0.0, kMaxSize_bytes, 0.0, /*lo_open=*/true);
 
   const ConfigNode gpus = node.required("gpus");
   gpus.check_keys({"type", "count", "socket_of_gpu", "nic_of_gpu"});
@@ -150,25 +153,24 @@ NodeType parse_node_type(const std::string& name, const ConfigNode& node,
                           fmt::join(catalog.keys(), ", ")));
   }
   t.gpu = catalog.at(key);
-  t.gpu_count = count_at_least(gpus.required("count"), 1);
-  t.pcie_switches = static_cast<int>(node.count_or("pcie_switches", 0));
-  t.nvswitches = static_cast<int>(node.count_or("nvswitches", 0));
+  t.gpu_count = count_in(gpus.required("count"), 1, kMaxPartsPerNode);
+  t.pcie_switches = node.int_field_or("pcie_switches", 0, kMaxPartsPerNode, 0);
+  t.nvswitches = node.int_field_or("nvswitches", 0, kMaxPartsPerNode, 0);
 
   if (auto nics = node.optional("nics")) {
     nics->check_keys({"count", "technology", "bandwidth", "latency"});
-    t.nic.count = static_cast<int>(nics->required("count").as_count());
+    t.nic.count = count_in(nics->required("count"), 0, kMaxPartsPerNode);
     t.nic.technology = nics->string_or("technology", "");
-    if (t.nic.count > 0) {
-      t.nic.bandwidth_Bps = nics->required("bandwidth").as_quantity(Quantity::kBandwidth);
-    }
-    t.nic.latency_s = nics->quantity_or("latency", Quantity::kTime, 0.0);
+    if (t.nic.count > 0) t.nic.bandwidth_Bps = bandwidth(nics->required("bandwidth"));
+    t.nic.latency_s = latency_or(*nics, "latency");
   }
   if (auto nvme = node.optional("nvme")) {
     nvme->check_keys({"read_bandwidth", "write_bandwidth", "capacity"});
     t.nvme.present = true;
-    t.nvme.read_Bps = nvme->required("read_bandwidth").as_quantity(Quantity::kBandwidth);
-    t.nvme.write_Bps = nvme->required("write_bandwidth").as_quantity(Quantity::kBandwidth);
-    t.nvme.capacity_bytes = nvme->quantity_or("capacity", Quantity::kSize, 0.0);
+    t.nvme.read_Bps = bandwidth(nvme->required("read_bandwidth"));
+    t.nvme.write_Bps = bandwidth(nvme->required("write_bandwidth"));
+    t.nvme.capacity_bytes = nvme->quantity_in_or("capacity", Quantity::kSize, 0.0, kMaxSize_bytes,
+                                                 0.0, /*lo_open=*/true);
   }
   if (auto links = node.optional("links")) parse_links(t, *links);
   if (auto matrix = node.optional("nvlink_matrix")) parse_nvlink_matrix(t, *matrix);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "platforms/data_dir.hpp"
@@ -17,7 +18,37 @@ using common::ConfigError;
 using common::ConfigNode;
 using common::Quantity;
 
-NetworkModelSpec parse_network_model(const ConfigNode& node) {
+// Link classes the platform builder creates for `p` (platforms/README.md "Link names"), so a
+// factor rule naming any other class, which would silently never match, is an error.
+std::set<std::string> link_classes(const Platform& p) {
+  std::set<std::string> c;
+  for (const NodeType& t : p.node_types) {
+    for (const LinkSpec& l : t.links) c.insert(l.link_class);
+    if (t.nic.count > 0) c.insert("nic");
+  }
+  switch (p.network.topology) {
+    case Topology::kFatTree:
+      for (std::size_t i = 0; i < p.network.levels.size(); ++i)
+        c.insert(fmt::format("ft_l{}", i + 1));
+      break;
+    case Topology::kRailOptimized:
+      c.insert("ro_leaf");
+      break;
+    case Topology::kDragonfly:
+      c.insert({"df_local", "df_global"});
+      break;
+    case Topology::kDragonflyPlus:
+      c.insert({"dfp_leaf", "dfp_global"});
+      break;
+  }
+  if (p.pfs.present) {
+    c.insert({"pfs", "pfs_aggregate"});
+    if (p.pfs.per_client_bandwidth_Bps > 0.0) c.insert("pfs_client");
+  }
+  return c;
+}
+
+NetworkModelSpec parse_network_model(const ConfigNode& node, const std::set<std::string>& classes) {
   node.check_keys({"description", "factors"});
   NetworkModelSpec spec;
   if (auto factors = node.optional("factors")) {
@@ -26,12 +57,37 @@ NetworkModelSpec parse_network_model(const ConfigNode& node) {
           {"class", "min_size", "max_size", "latency_factor", "bandwidth_factor", "source"});
       FactorRule r;
       r.link_class = f.string_or("class", "*");
-      r.min_size_bytes = f.quantity_or("min_size", Quantity::kSize, 0.0);
-      if (f.has("max_size")) r.max_size_bytes = f.required("max_size").as_quantity(Quantity::kSize);
-      r.latency_factor = f.double_or("latency_factor", 1.0);
-      r.bandwidth_factor = f.double_or("bandwidth_factor", 1.0);
-      if (r.latency_factor <= 0.0) f.required("latency_factor").fail("expected a factor > 0");
-      if (r.bandwidth_factor <= 0.0) f.required("bandwidth_factor").fail("expected a factor > 0");
+      r.min_size_bytes =
+          f.quantity_in_or("min_size", Quantity::kSize, 0.0, detail::kMaxSize_bytes, 0.0);
+      if (auto v = f.optional("max_size")) {
+        r.max_size_bytes = v->as_quantity_in(Quantity::kSize, 0.0, detail::kMaxSize_bytes, true);
+        if (r.max_size_bytes <= r.min_size_bytes)
+          v->fail(fmt::format("expected more than min_size ({}), got {}",
+                              common::format_quantity(r.min_size_bytes, Quantity::kSize),
+                              v->as_string()));
+      }
+      // SimGrid multiplies a route's latency by the latency factor (LV08's own is 13.01): below
+      // 1 a message would beat the wire. The bandwidth factor is an efficiency: a flow gets at
+      // most that fraction of its bottleneck; above 1 it would beat its link.
+      if (auto v = f.optional("latency_factor")) {
+        r.latency_factor = v->as_double();
+        if (!(r.latency_factor >= 1.0 && r.latency_factor <= 1000.0))
+          v->fail("expected a factor from 1 to 1000 (it multiplies the route's latency), got " +
+                  v->as_string());
+      }
+      if (auto v = f.optional("bandwidth_factor")) {
+        r.bandwidth_factor = v->as_double();
+        if (!(r.bandwidth_factor > 0.0 && r.bandwidth_factor <= 1.0))
+          v->fail(
+              "expected an efficiency greater than 0 and at most 1 (the fraction of the "
+              "bottleneck's bandwidth a flow gets), got " +
+              v->as_string());
+      }
+      if (r.link_class != "*" && !classes.count(r.link_class)) {
+        f.required("class").fail(
+            fmt::format("no link of this platform has class '{}' (classes: {})", r.link_class,
+                        fmt::join(classes, ", ")));
+      }
       spec.factors.push_back(r);
     }
   }
@@ -46,19 +102,22 @@ PfsSpec parse_pfs(const ConfigNode& node) {
   p.present = true;
   p.name = node.string_or("name", "pfs");
   p.servers = detail::count_at_least(node.required("servers"), 1);
+  using detail::bandwidth;
+  using detail::bandwidth_or;
   p.simulated_servers = node.has("simulated_servers")
                             ? detail::count_at_least(node.required("simulated_servers"), 1)
                             : std::min(p.servers, 8);
-  p.read_bandwidth_Bps = node.required("read_bandwidth").as_quantity(Quantity::kBandwidth);
-  p.write_bandwidth_Bps =
-      node.quantity_or("write_bandwidth", Quantity::kBandwidth, p.read_bandwidth_Bps);
+  p.read_bandwidth_Bps = bandwidth(node.required("read_bandwidth"));
+  p.write_bandwidth_Bps = bandwidth_or(node, "write_bandwidth", p.read_bandwidth_Bps);
   p.per_server_bandwidth_Bps =
-      node.quantity_or("per_server_bandwidth", Quantity::kBandwidth,
-                       std::max(p.read_bandwidth_Bps, p.write_bandwidth_Bps) / p.simulated_servers);
-  p.per_client_bandwidth_Bps = node.quantity_or("per_client_bandwidth", Quantity::kBandwidth, 0.0);
-  p.metadata_ops_per_s = node.quantity_or("metadata_rate", Quantity::kRate, 0.0);
-  p.latency_s = node.quantity_or("latency", Quantity::kTime, 0.0);
-  p.capacity_bytes = node.quantity_or("capacity", Quantity::kSize, 0.0);
+      bandwidth_or(node, "per_server_bandwidth",
+                   std::max(p.read_bandwidth_Bps, p.write_bandwidth_Bps) / p.simulated_servers);
+  p.per_client_bandwidth_Bps = bandwidth_or(node, "per_client_bandwidth", 0.0);
+  p.metadata_ops_per_s = node.quantity_in_or("metadata_rate", Quantity::kRate, 0.0,
+                                             detail::kMaxRate, 0.0, /*lo_open=*/true);
+  p.latency_s = detail::latency_or(node, "latency");
+  p.capacity_bytes = node.quantity_in_or("capacity", Quantity::kSize, 0.0, detail::kMaxSize_bytes,
+                                         0.0, /*lo_open=*/true);
   return p;
 }
 
@@ -163,11 +222,13 @@ Platform parse_platform(const std::string& text, const std::string& display_name
   if (p.partitions.empty()) partitions.fail("expected at least one partition");
 
   p.network = detail::parse_network(root.required("network"));
-  if (auto model = root.optional("network_model")) p.network_model = parse_network_model(*model);
   if (auto storage = root.optional("storage")) {
     storage->check_keys({"pfs"});
     if (auto pfs = storage->optional("pfs")) p.pfs = parse_pfs(*pfs);
   }
+  // After the parts that create links, so factor classes can be checked against them.
+  if (auto model = root.optional("network_model"))
+    p.network_model = parse_network_model(*model, link_classes(p));
   return p;
 }
 

@@ -193,18 +193,20 @@ void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) 
   const double cycle = spec.allreduce.cycle_time_s;
   double tick = tick_state;
   // A tensor left over at the last tick (fusion buffer full) goes at once; otherwise wait for
-  // the first Horovod cycle tick at which it is ready.
+  // the first Horovod cycle tick at which it is ready. The rounding slack is relative (a tensor
+  // ready a hair past a tick still goes at it): an absolute slack in cycles put a tick before
+  // the tensor when the cycle is long against the step, and empty buckets went out.
   if (!(t_fwd + ready[g0] <= tick_state)) {
     const double earliest = std::max(now, t_fwd + ready[g0]);
-    tick = t_fwd + std::ceil((earliest - t_fwd) / cycle - 1e-9) * cycle;
+    tick = t_fwd + std::ceil((earliest - t_fwd) / cycle * (1.0 - 1e-12)) * cycle;
     sg4::this_actor::sleep_until(tick);
     tick_state = tick;
   }
-  Decision d{0.0, g0, g0};
-  for (int g = g0; g < n_grad && t_fwd + ready[g] <= tick; ++g) {
+  // g0 is ready (waited for above, or left over): every bucket carries at least it.
+  Decision d{spec.program.gradients[g0].bytes, g0, g0};
+  for (int g = g0 + 1; g < n_grad && t_fwd + ready[g] <= tick; ++g) {
     const double b = spec.program.gradients[g].bytes;
-    if (g > g0 && spec.allreduce.fusion_bytes > 0.0 && d.bytes + b > spec.allreduce.fusion_bytes)
-      break;
+    if (spec.allreduce.fusion_bytes > 0.0 && d.bytes + b > spec.allreduce.fusion_bytes) break;
     d.bytes += b;
     d.last = g;
   }

@@ -8,6 +8,8 @@
 
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
+#include "models/memory_estimate.hpp"
+#include "models/training_step.hpp"
 #include "models/zoo.hpp"
 #include "platforms/cluster_size.hpp"
 #include "platforms/platform.hpp"
@@ -24,21 +26,37 @@ std::vector<std::pair<std::string, std::string>> parse_overrides(
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string& s : sets) {
     const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--set", 0, 0, s, "expected key.path=value");
-    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    const std::string key = eq == std::string::npos ? s : s.substr(0, eq);
+    bool parts_ok = !key.empty();
+    for (std::size_t start = 0, dot = 0; parts_ok && dot != std::string::npos; start = dot + 1) {
+      dot = key.find('.', start);
+      parts_ok = (dot == std::string::npos ? key.size() : dot) > start;
+    }
+    if (eq == std::string::npos || !parts_ok)
+      throw ConfigError("--set " + s, 0, 0, "",
+                        "expected key.path=value, e.g. --set allreduce.algorithm=ring");
+    out.emplace_back(key, s.substr(eq + 1));
   }
   return out;
 }
 
 namespace {
 
+std::string override_name(const std::string& key, const std::string& value) {
+  return "--set " + key + "=" + value;
+}
+
+// The value is YAML (a number, a list [1, 2], a map {a: 1}); a malformed one ("[1,2") is an
+// error naming the override, not a string.
 void apply_override(YAML::Node root, const std::string& key, const std::string& value) {
   YAML::Node parsed;
   try {
     parsed = YAML::Load(value);
-  } catch (const YAML::Exception&) {
-    parsed = YAML::Node(value);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(override_name(key, value), 0, 0, key,
+                      fmt::format("expected a YAML value (a number, a word, a list like [1, 2] "
+                                  "or a map like {{a: 1}}): {}",
+                                  e.msg));
   }
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -55,10 +73,31 @@ void apply_override(YAML::Node root, const std::string& key, const std::string& 
   cur[parts.back()] = parsed;
 }
 
-int positive_int(const ConfigNode& n) {
-  const std::int64_t v = n.as_int();
-  if (v < 1 || v > 1'000'000) n.fail("expected a positive whole number, got " + n.as_string());
-  return static_cast<int>(v);
+// Counts are read as integers with a stated range (never through a double or a narrowing cast).
+constexpr int kMaxCount = 1'000'000;
+int positive_int(const ConfigNode& n) { return n.as_int_field(1, kMaxCount); }
+
+// Physical limits of the scenario's quantities, so that products (batch x sample size, bytes per
+// flow) stay far inside double and SimGrid's 64-bit byte counts and results are right or an error.
+constexpr double kMaxSampleBytes = 8.0 * 1073741824.0;   // 8 GiB (a 3-D volume is ~1 GB)
+constexpr double kMaxFusionBytes = 64.0 * 1073741824.0;  // 64 GiB, above any GPU's memory
+constexpr double kMaxCycleTime_s = 1.0;                  // Horovod's default cycle is 1-5 ms
+constexpr double kMaxDecodeRate = 1e9;                   // samples/s per core
+constexpr double kMaxDecodeCores = 1e6;
+constexpr double kMaxFixedCost_s = 1.0;  // a host cost per op or per step; seconds would be absurd
+
+// gpus_per_node: 0 (every GPU of the node) up to the GPUs of the platform's smallest node type
+// (the job may be placed on any of them); more is an error, not a silent clamp.
+int load_gpus_per_node(const ConfigNode& n, const std::string& platform_name) {
+  const int v = n.as_int_field(0, kMaxCount);
+  if (v == 0) return v;
+  const platforms::Platform machine = platforms::load_platform(platform_name);
+  for (const platforms::NodeType& t : machine.node_types) {
+    if (v > t.gpu_count)
+      n.fail(fmt::format("expected at most {}: a {} node ({}) has {} GPU{}, got {}", t.gpu_count,
+                         machine.name, t.name, t.gpu_count, t.gpu_count == 1 ? "" : "s", v));
+  }
+  return v;
 }
 
 // A node count: 1 to platforms::kMaxClusterNodes.
@@ -96,8 +135,7 @@ T enum_value(const ConfigNode& n, F parse, const char* allowed) {
 // seq_len: tokens per sequence, only for a model whose input is token ids, and no longer than
 // the model allows (BERT's 512-row position table); the model is loaded to check both.
 std::int64_t load_seq_len(const ConfigNode& n, const std::string& model_name) {
-  const std::int64_t v = n.as_int();
-  if (v < 1) n.fail("expected a positive whole number of tokens, got " + n.as_string());
+  const std::int64_t v = n.as_int_in(1, kMaxCount);
   const models::Model model = models::load_model(model_name);
   if (!model.input.tokens) {
     n.fail("expected only for a model whose input is token sequences; " + model.name +
@@ -123,23 +161,23 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
     if (c.inter_node != Algorithm::kRing && c.inter_node != Algorithm::kTree)
       v->fail("expected ring or tree, got \"" + v->as_string() + "\"");
   }
-  c.fusion_bytes = a.quantity_or("fusion_buffer", Quantity::kSize, c.fusion_bytes);
+  c.fusion_bytes =
+      a.quantity_in_or("fusion_buffer", Quantity::kSize, 0.0, kMaxFusionBytes, c.fusion_bytes);
   if (auto v = a.optional("bucketing")) {
     c.bucketing = enum_value<Bucketing>(*v, parse_bucketing, "fusion, ddp, packs");
     // A framework's Horovod cycle does not carry over to another rule.
     if (c.bucketing != Bucketing::kFusion) c.cycle_time_s = 0.0;
   }
   if (auto v = a.optional("cycle_time")) {
-    c.cycle_time_s = v->as_quantity(Quantity::kTime);
-    if (c.cycle_time_s < 0.0) v->fail("expected a time of at least 0, e.g. \"5ms\"");
+    // 0 = static buckets; a cycle is a period of the coordinator, far below a step.
+    c.cycle_time_s = v->as_quantity_in(Quantity::kTime, 0.0, kMaxCycleTime_s);
     if (c.cycle_time_s > 0.0 && c.bucketing != Bucketing::kFusion)
       v->fail("expected 0 with bucketing " + std::string(to_string(c.bucketing)) +
               " (Horovod's cycle applies to bucketing: fusion)");
   }
   if (auto v = a.optional("first_bucket")) {
     if (c.bucketing != Bucketing::kDdp) v->fail("expected only with bucketing: ddp");
-    c.first_bucket_bytes = v->as_quantity(Quantity::kSize);
-    if (c.first_bucket_bytes < 0.0) v->fail("expected a size of at least 0, e.g. \"1MiB\"");
+    c.first_bucket_bytes = v->as_quantity_in(Quantity::kSize, 0.0, kMaxFusionBytes);
   }
   if (auto v = a.optional("packs")) {
     if (c.bucketing != Bucketing::kPacks) v->fail("expected only with bucketing: packs");
@@ -154,24 +192,22 @@ void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
   f.check_keys({"dispatch_per_op", "per_iteration"});
   const auto time = [&](const char* key, double& out) {
     if (auto v = f.optional(key)) {
-      out = v->as_quantity(Quantity::kTime);
-      if (!(out >= 0.0)) v->fail("expected a time of at least 0, e.g. \"3.4us\"");
+      out = v->as_quantity_in(Quantity::kTime, 0.0, kMaxFixedCost_s);
     }
   };
   time("dispatch_per_op", p.dispatch_per_op_s);
   time("per_iteration", p.per_iteration_s);
 }
 
-double positive_size(const ConfigNode& n) {
-  const double v = n.as_quantity(Quantity::kSize);
-  if (!(v > 0.0)) n.fail("expected a positive size like \"110KB\", got " + n.as_string());
-  return v;
+double sample_size(const ConfigNode& n) {
+  return n.as_quantity_in(Quantity::kSize, 0.0, kMaxSampleBytes, true);
 }
 
-double positive_number(const ConfigNode& n, const char* what) {
+double positive_number(const ConfigNode& n, const char* what, double max) {
   const double v = n.as_double();
-  if (!(v > 0.0))
-    n.fail(std::string("expected a positive number (") + what + "), got " + n.as_string());
+  if (!(v > 0.0) || !(v <= max))
+    n.fail(fmt::format("expected a positive number ({}) of at most {:g}, got {}", what, max,
+                       n.as_string()));
   return v;
 }
 
@@ -180,7 +216,7 @@ double positive_number(const ConfigNode& n, const char* what) {
 void load_input(const ConfigNode& in, Scenario& s) {
   in.check_keys({"sample_size", "prefetch", "source", "stored_sample_size", "decode_rate",
                  "decode_cores", "prefetch_depth"});
-  s.input_sample_bytes = in.quantity_or("sample_size", Quantity::kSize, 0.0);
+  if (auto v = in.optional("sample_size")) s.input_sample_bytes = sample_size(*v);
   s.prefetch = in.bool_or("prefetch", true);
   InputPipelineSpec& p = s.input;
   if (auto v = in.optional("source")) {
@@ -200,27 +236,65 @@ void load_input(const ConfigNode& in, Scenario& s) {
   if (auto v = in.optional("stored_sample_size")) {
     if (p.source == InputSource::kMemory)
       v->fail("expected only with source nvme or pfs (memory reads nothing from storage)");
-    p.stored_bytes_per_sample = positive_size(*v);
+    p.stored_bytes_per_sample = sample_size(*v);
   } else if (p.source != InputSource::kMemory) {
     throw ConfigError(in.file(), in.line(), in.column(), in.child_path("stored_sample_size"),
                       "required with source " + std::string(to_string(p.source)) +
                           ": the bytes read from storage per sample, e.g. 110KB");
   }
   if (auto v = in.optional("decode_rate"))
-    p.decode_samples_per_s = positive_number(*v, "samples/s per CPU core");
+    p.decode_samples_per_s = positive_number(*v, "samples/s per CPU core", kMaxDecodeRate);
   if (auto v = in.optional("decode_cores")) {
     if (p.decode_samples_per_s <= 0.0) v->fail("expected only together with decode_rate");
-    p.decode_cores = positive_number(*v, "CPU cores per GPU");
+    p.decode_cores = positive_number(*v, "CPU cores per GPU", kMaxDecodeCores);
   }
   if (auto v = in.optional("prefetch_depth")) {
-    const std::int64_t d = v->as_count();
-    if (d > 1000) v->fail("expected at most 1000 batches, got " + v->as_string());
+    const int d = v->as_int_field(0, 1000);
     if (!s.prefetch && d > 0)
       v->fail("expected 0 (or no prefetch_depth) with prefetch: false, got " + v->as_string());
-    p.prefetch_depth = static_cast<int>(d);
+    p.prefetch_depth = d;
   }
   if (!s.prefetch) p.prefetch_depth = 0;
   s.prefetch = p.prefetch_depth > 0;
+}
+
+// Host-to-device bytes per sample when the scenario gives none: as scenario_runner.cpp prices
+// the copy (8-bit decoded images, or 32-bit token ids).
+double default_sample_bytes(const models::Model& m, std::int64_t seq_len) {
+  if (m.input.tokens) return 4.0 * static_cast<double>(std::max<std::int64_t>(1, seq_len));
+  return static_cast<double>(m.input.c * m.input.h * m.input.w);
+}
+
+// The model, batch and precision must fit every GPU the job can be placed on (each node type of
+// the platform): weights, gradients, optimizer state, kept activations, input batches and a
+// workspace (models/memory_estimate.hpp), against the GPU catalog's memory.
+void check_memory(const ConfigNode& root, const Scenario& s) {
+  const models::Model model = models::load_model(s.model);
+  models::StepOptions options;
+  options.batch = s.batch_per_gpu;
+  options.precision = s.precision;
+  options.seq_len = s.seq_len;
+  const models::TrainingStep step = models::build_training_step(model, options);
+  models::MemoryOptions mo;
+  const double sample = s.input_sample_bytes > 0.0 ? s.input_sample_bytes
+                                                   : default_sample_bytes(model, step.seq_len());
+  mo.input_batch_bytes = s.batch_per_gpu * sample * (s.prefetch ? 2.0 : 1.0);
+  const models::MemoryEstimate m = models::estimate_memory(model, step, mo);
+  const platforms::Platform machine = platforms::load_platform(s.platform);
+  for (const platforms::NodeType& t : machine.node_types) {
+    if (m.total_bytes() <= t.gpu.memory_bytes) continue;
+    const auto gib = [](double b) { return fmt::format("{:.1f}", b / 1073741824.0); };
+    const ConfigNode at = root.optional("batch_per_gpu").value_or(root.required("model"));
+    at.fail(fmt::format(
+        "{} at batch {} per GPU in {} needs {} GiB per GPU (weights {}, master weights {}, "
+        "gradients {}, optimizer state {}, activations {}, input {}, workspace {} GiB), the {} "
+        "({} node {}) has {} GiB: {} GiB too much; lower batch_per_gpu or the precision",
+        model.name, s.batch_per_gpu, common::to_string(s.precision), gib(m.total_bytes()),
+        gib(m.weights_bytes), gib(m.master_weights_bytes), gib(m.gradients_bytes),
+        gib(m.optimizer_bytes), gib(m.activations_bytes), gib(m.input_bytes),
+        gib(m.workspace_bytes), t.gpu.name, machine.name, t.name, gib(t.gpu.memory_bytes),
+        gib(m.total_bytes() - t.gpu.memory_bytes)));
+  }
 }
 
 Scenario load(const ConfigNode& root, const std::string& source) {
@@ -230,7 +304,8 @@ Scenario load(const ConfigNode& root, const std::string& source) {
        "batch_per_gpu", "nodes",       "gpus_per_node",   "placement",   "strategy",
        "allreduce",     "fidelity",    "flow_limit_gpus", "iterations",  "warmup",
        "seed",          "network",     "input",           "calibration", "framework_efficiency",
-       "trace",         "variability", "cluster",         "framework",   "fixed_costs"});
+       "trace",         "variability", "cluster",         "framework",   "fixed_costs",
+       "memory_check"});
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
@@ -256,7 +331,7 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     s.nodes_at.push_back(where(nodes));
   }
   if (auto v = root.optional("cluster")) load_cluster(*v, s);
-  if (auto v = root.optional("gpus_per_node")) s.gpus_per_node = static_cast<int>(v->as_count());
+  if (auto v = root.optional("gpus_per_node")) s.gpus_per_node = load_gpus_per_node(*v, s.platform);
   if (auto v = root.optional("placement")) {
     const std::string p = v->as_string();
     if (p == "packed")
@@ -283,7 +358,7 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     s.fidelity = enum_value<Fidelity>(*v, parse_fidelity, "flow, wave, auto");
   if (auto v = root.optional("flow_limit_gpus")) s.flow_limit_gpus = positive_int(*v);
   if (auto v = root.optional("iterations")) s.iterations = positive_int(*v);
-  if (auto v = root.optional("warmup")) s.warmup = static_cast<int>(v->as_count());
+  if (auto v = root.optional("warmup")) s.warmup = v->as_int_field(0, kMaxCount);
   if (auto v = root.optional("seed")) s.seed = static_cast<std::uint64_t>(v->as_count());
   if (auto v = root.optional("network")) {
     const std::string n = v->as_string();
@@ -300,9 +375,7 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   if (auto v = root.optional("framework_efficiency")) {
     // A positive scalar, not capped at 1: validation fits it from anchors, and above 1 means the
     // kernel data is slower than the framework measured.
-    s.framework_efficiency = v->as_double();
-    if (!(s.framework_efficiency > 0.0))
-      v->fail("expected a positive number, got " + v->as_string());
+    s.framework_efficiency = positive_number(*v, "a time divisor", 100.0);
   }
   if (auto v = root.optional("variability")) {
     v->check_keys({"compute_noise", "stragglers", "straggler_slowdown"});
@@ -310,26 +383,58 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     s.straggler_fraction = v->quantity_or("stragglers", Quantity::kFraction, 0.0);
     if (auto sl = v->optional("straggler_slowdown")) {
       s.straggler_slowdown = sl->as_double();
-      if (s.straggler_slowdown < 1.0) sl->fail("expected a factor of at least 1, e.g. 1.5");
+      if (!(s.straggler_slowdown >= 1.0 && s.straggler_slowdown <= 1000.0))
+        sl->fail("expected a factor from 1 to 1000, e.g. 1.5, got " + sl->as_string());
     }
   }
   if (auto t = root.optional("trace")) {
     t->check_keys({"nodes", "node_list"});
-    s.trace_nodes = static_cast<int>(t->count_or("nodes", s.trace_nodes));
-    if (auto l = t->optional("node_list"))
-      for (const ConfigNode& n : l->items())
-        s.trace_node_list.push_back(static_cast<int>(n.as_count()));
+    s.trace_nodes = t->int_field_or("nodes", 1, kMaxCount, s.trace_nodes);
+    // Job-local indices; one no point of the scenario has is an error (smaller points keep
+    // the indices they have).
+    const int largest = *std::max_element(s.nodes.begin(), s.nodes.end());
+    if (auto l = t->optional("node_list")) {
+      for (const ConfigNode& n : l->items()) {
+        const int i = n.as_int_field(0, kMaxCount - 1);
+        if (i >= largest)
+          n.fail(
+              fmt::format("node index {} does not exist: the largest point has {} node{} "
+                          "(indices 0 to {})",
+                          i, largest, largest == 1 ? "" : "s", largest - 1));
+        s.trace_node_list.push_back(i);
+      }
+    }
   }
+  // memory_check: false is for replaying measured runs (validation), which ran and so fit,
+  // whatever the estimate says of the precision they are simulated at.
+  s.memory_check = root.bool_or("memory_check", true);
+  if (s.memory_check) check_memory(root, s);
   YAML::Emitter out;
   out << root.raw();
   s.resolved_yaml = std::string(out.c_str()) + "\n";
   return s;
 }
 
+// An error in a value an override set names the override ("--set warmup=abc: error: warmup:
+// ..."), not the scenario file's line the key happens to sit at.
+bool under(const std::string& path, const std::string& key) {
+  return path == key || (path.size() > key.size() && path.compare(0, key.size(), key) == 0 &&
+                         (path[key.size()] == '.' || path[key.size()] == '['));
+}
+
 Scenario load_with(ConfigNode root, const std::string& source,
                    const std::vector<std::pair<std::string, std::string>>& overrides) {
   for (const auto& [k, v] : overrides) apply_override(root.raw(), k, v);
-  return load(root, source);
+  try {
+    return load(root, source);
+  } catch (const ConfigError& e) {
+    if (e.file() != root.file()) throw;  // from a platform or model file
+    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+      if (under(e.key_path(), it->first))
+        throw ConfigError(override_name(it->first, it->second), 0, 0, e.key_path(), e.message());
+    }
+    throw;
+  }
 }
 
 }  // namespace

@@ -68,6 +68,7 @@ struct Scenario {
   double compute_noise_cv = 0.0;         // variability.compute_noise
   double straggler_fraction = 0.0;       // variability.stragglers
   double straggler_slowdown = 1.0;       // variability.straggler_slowdown
+  bool memory_check = true;              // reject a model/batch/precision that does not fit
   std::string resolved_yaml;             // the scenario after overrides, for the output folder
 };
 

@@ -3,6 +3,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "models/zoo.hpp"
@@ -37,6 +38,12 @@ StepProgram build_program(const models::TrainingStep& step, const calibration::C
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const models::Op& op = ops[i];
     const calibration::OpCost c = cost.op_time(op, gpu);
+    // The last guard before the engine: no op may run for a NaN, infinite or negative time.
+    if (!std::isfinite(c.time_s) || c.time_s < 0.0)
+      throw std::invalid_argument("op " + op.name + " on " + gpu.name + ": the cost model (" +
+                                  tier_name(c.tier) + " tier) gave a duration of " +
+                                  std::to_string(c.time_s) +
+                                  " s; expected a finite time >= 0 (check the calibration data)");
     ProgramOp po;
     po.name = op.name;
     po.stream = op.op_class == models::OpClass::kMemcpy ? Stream::kCopy : Stream::kCompute;
@@ -93,7 +100,14 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
             : static_cast<int>(static_cast<long>(i) * platform->node_count() / request.nodes));
   const int available = platform->gpus_per_node(spec.nodes.front());
   const int wanted = request.gpus_per_node > 0 ? request.gpus_per_node : s.gpus_per_node;
-  spec.gpus_per_node = wanted > 0 ? std::min(wanted, available) : available;
+  // More GPUs than the node has is an error (the scenario loader reports it for the file's
+  // gpus_per_node; this catches a request), never a silent clamp.
+  if (wanted > available)
+    throw std::invalid_argument("the point asks for " + std::to_string(wanted) +
+                                " GPUs per node; a " + machine.name + " node (" +
+                                platform->node_type(spec.nodes.front()).name + ") has " +
+                                std::to_string(available));
+  spec.gpus_per_node = wanted > 0 ? wanted : available;
   const models::Model model = models::load_model(s.model);
   const models::TrainingStep step = scenario_step(s, model);
   const double input_bytes = s.batch_per_gpu * sample_bytes(s, model, step);

@@ -21,6 +21,7 @@ struct Configuration {
   std::string model;
   std::optional<int> seq_len;
   std::string precision;  // "fp32", "amp_fp16", "tf32" ("unknown" is mapped before, see protocol)
+  bool precision_stated = true;  // false where the source gave "unknown" (simulated as fp32)
   std::string
       framework;  // validation-file framework: sets the scenario's bucketing and fixed costs
   Strategy strategy = Strategy::kNone;

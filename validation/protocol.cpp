@@ -21,6 +21,7 @@ Configuration configuration_of(const ValidationPoint& point, const std::string& 
   // README 5.6: "unknown" precision appears only where the anchor shares it, so compute speed
   // comes from the anchor's fit; everything else precision-dependent is simulated as fp32.
   c.precision = point.precision == "unknown" ? "fp32" : point.precision;
+  c.precision_stated = point.precision != "unknown";
   c.framework = point.framework;
   c.strategy = point.strategy;
   c.comm = point.comm;

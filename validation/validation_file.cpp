@@ -22,13 +22,7 @@ std::string one_of(const ConfigNode& node, const std::vector<std::string>& allow
   node.fail(fmt::format("expected one of {}, got \"{}\"", fmt::join(allowed, ", "), value));
 }
 
-int positive_int(const ConfigNode& node) {
-  const std::int64_t v = node.as_int();
-  if (v <= 0 || v > 1'000'000'000) {
-    node.fail(fmt::format("expected a positive integer, got \"{}\"", node.raw().Scalar()));
-  }
-  return static_cast<int>(v);
-}
+int positive_int(const ConfigNode& node) { return node.as_int_field(1, 1'000'000'000); }
 
 std::string non_empty_string(const ConfigNode& node) {
   std::string s = node.as_string();

@@ -50,7 +50,7 @@ bool near(double actual, double expected, double rel) {
   return std::abs(actual / expected - 1.0) <= rel;
 }
 
-Database synthetic(bool with_exact, bool with_family, int extra_rows) {
+Database synthetic(bool with_exact, bool with_family, int extra_rows, double time_scale = 1.0) {
   Database db;
   db.add_source(t::test_source("syn", "v100-sxm2"));
   const auto put = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -62,7 +62,7 @@ Database synthetic(bool with_exact, bool with_family, int extra_rows) {
              false,
              "find",
              {{"m", m}, {"n", n}, {"k", k}, {"trans_a", 0}, {"trans_b", 0}}};
-    r.median_s = r.min_s = 2.0 * m * n * k / 10e12 + 5e-6;
+    r.median_s = r.min_s = (2.0 * m * n * k / 10e12 + 5e-6) * time_scale;
     r.source = "syn";
     db.put(r);
   };
@@ -105,6 +105,22 @@ TEST_SUITE("unit") {
                                               << "% of 125 TF (tier " << to_string(h.tier) << ")");
     CHECK(half.flops / h.time_s / 125e12 > 0.6);
     CHECK(half.flops / h.time_s / 125e12 <= 1.0);
+  }
+
+  TEST_CASE("tiny calibration times give no NaN: the degenerate fit falls to the datasheet") {
+    // Rows built in code (the YAML reader rejects such times): 1e-300 of the real times make
+    // every rate overflow to infinity; the fit used to turn that into NaN op times.
+    const auto gpu = t::v100();
+    const CalibratedCostModel model(synthetic(false, false, 125, 1e-300));
+    for (const Op& op : {gemm_op(1000, 1000, 1000), gemm_op(333, 777, 555)}) {
+      const OpCost c = model.op_time(op, gpu);
+      MESSAGE("tier " << to_string(c.tier) << ", " << c.time_s
+                      << " s; expected the datasheet "
+                         "tier and a finite positive time");
+      CHECK(std::isfinite(c.time_s));
+      CHECK(c.time_s > 0.0);
+      CHECK(c.tier == CostTier::kDatasheet);
+    }
   }
 
   TEST_CASE("tier order exact then interpolated then fitted then datasheet") {

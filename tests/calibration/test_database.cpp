@@ -117,8 +117,13 @@ TEST_SUITE("unit") {
                          "version 1)",
                          ConfigError);
     CHECK_THROWS_WITH_AS(parse_database(kHead + entry("median_s: -1"), "db.yaml"),
-                         "db.yaml:6:194: error: entries[0].median_s: expected a time in seconds > "
-                         "0, got \"-1\"",
+                         "db.yaml:6:194: error: entries[0].median_s: expected a time in seconds "
+                         "from 1e-09 to 3600, got \"-1\"",
+                         ConfigError);
+    // A time below a nanosecond is a unit slip that overflowed the fits into NaN (issue 14).
+    CHECK_THROWS_WITH_AS(parse_database(kHead + entry("median_s: 1e-300"), "db.yaml"),
+                         "db.yaml:6:194: error: entries[0].median_s: expected a time in seconds "
+                         "from 1e-09 to 3600, got \"1e-300\"",
                          ConfigError);
     std::string bad_op = entry("median_s: 1e-4");
     bad_op.replace(bad_op.find("op: conv"), 8, "op: convv");

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
+
 #include "common/config_node.hpp"
 
 using scalecast::common::ConfigError;
@@ -138,5 +140,44 @@ TEST_SUITE("unit") {
     CHECK(d.count_or("levels", 1) == 3);
     CHECK(d.count_or("radix", 36) == 36);
     CHECK(d.quantity_or("latency", Quantity::kTime, 1e-6) == doctest::Approx(1e-6).scale(0.0));
+  }
+
+  TEST_CASE("as_int_in reads integers as integers and states the range") {
+    const auto at = [](const char* v) { return ConfigNode::load_string(v, "f.yaml"); };
+    CHECK(at("42").as_int_in(0, 100) == 42);
+    CHECK(at("+7").as_int_field(1, 10) == 7);
+    CHECK(error_of([&] { at("4294967297").as_int_field(0, 1'000'000); }) ==
+          "f.yaml:1:1: error: expected at most 1,000,000 (a whole number from 0 to 1,000,000), "
+          "got 4294967297");
+    CHECK(error_of([&] { at("-3").as_int_in(1, 10); }) ==
+          "f.yaml:1:1: error: expected at least 1 (a whole number from 1 to 10), got -3");
+    CHECK(error_of([&] { at("-99999999999999999999").as_int_in(1, 10); }) ==
+          "f.yaml:1:1: error: expected at least 1 (a whole number from 1 to 10), got "
+          "-99999999999999999999");
+    CHECK(error_of([&] { at("99999999999999999999").as_int_in(1, 10); }) ==
+          "f.yaml:1:1: error: expected at most 10 (a whole number from 1 to 10), got "
+          "99999999999999999999");
+    CHECK(error_of([&] { at("2.5").as_int_in(1, 10); }) ==
+          "f.yaml:1:1: error: expected a whole number from 1 to 10, got \"2.5\"");
+    CHECK(error_of([&] { at("1e3").as_int_in(1, 10); }) ==
+          "f.yaml:1:1: error: expected a whole number from 1 to 10, got \"1e3\"");
+  }
+
+  TEST_CASE("format_count groups thousands") {
+    CHECK(scalecast::common::format_count(0) == "0");
+    CHECK(scalecast::common::format_count(999) == "999");
+    CHECK(scalecast::common::format_count(1000000) == "1,000,000");
+    CHECK(scalecast::common::format_count(-1234) == "-1,234");
+    CHECK(scalecast::common::format_count(INT64_MIN) == "-9,223,372,036,854,775,808");
+  }
+
+  TEST_CASE("as_quantity_in states the physical range") {
+    const auto at = [](const char* v) { return ConfigNode::load_string(v, "f.yaml"); };
+    CHECK(at("10GBps").as_quantity_in(Quantity::kBandwidth, 1e3, 1e15) == 10e9);
+    CHECK(error_of([&] { at("0GBps").as_quantity_in(Quantity::kBandwidth, 0.0, 1e15, true); }) ==
+          "f.yaml:1:1: error: expected a bandwidth greater than 0 B/s and at most 1000 TB/s, got "
+          "\"0GBps\"");
+    CHECK(error_of([&] { at("2s").as_quantity_in(Quantity::kTime, 0.0, 1.0); }) ==
+          "f.yaml:1:1: error: expected a time of at least 0 s and at most 1 s, got \"2s\"");
   }
 }

@@ -172,7 +172,12 @@ TEST_SUITE("unit") {
     CHECK(error_of(std::string(kHead) + "  - {type: conv, out_channels: 8, kernal: 3}\n") ==
           "bad.yaml:3:35: error: layers[0].kernal: unknown key (did you mean 'kernel'?)");
     CHECK(error_of(std::string(kHead) + "  - {type: conv, out_channels: 0, kernel: 3}\n") ==
-          "bad.yaml:3:32: error: layers[0].out_channels: expected a positive integer, got 0");
+          "bad.yaml:3:32: error: layers[0].out_channels: expected at least 1 (a whole number "
+          "from 1 to 1,000,000), got 0");
+    CHECK(
+        error_of(std::string(kHead) + "  - {type: conv, out_channels: 4294967297, kernel: 3}\n") ==
+        "bad.yaml:3:32: error: layers[0].out_channels: expected at most 1,000,000 (a whole "
+        "number from 1 to 1,000,000), got 4294967297");
     CHECK(error_of(std::string(kHead) + "  - {type: conv, out_channels: 8, kernel: [1, 2, 3]}\n") ==
           "bad.yaml:3:43: error: layers[0].kernel: expected an integer or a [height, width] pair");
     CHECK(error_of(std::string(kHead) + "  - {name: a, type: relu}\n"

@@ -85,18 +85,20 @@ TEST_SUITE("unit") {
 
   TEST_CASE("negative node count is rejected") {
     CHECK(error_of(mutate("nodes: 4", "nodes: -4")) ==
-          "test.yaml:14:40: error: partitions[0].nodes: expected a non-negative count, got \"-4\"");
+          "test.yaml:14:40: error: partitions[0].nodes: expected at least 1 (a whole number from 1 "
+          "to 100,000,000), got -4");
   }
 
   TEST_CASE("negative gpu count is rejected") {
     CHECK(error_of(mutate("count: 2", "count: -2")) ==
-          "test.yaml:5:36: error: node_types.box.gpus.count: expected a non-negative count, got "
-          "\"-2\"");
+          "test.yaml:5:36: error: node_types.box.gpus.count: expected at least 1 (a whole number "
+          "from 1 to 1,024), got -2");
   }
 
   TEST_CASE("zero sockets is rejected") {
     CHECK(error_of(mutate("sockets: 2", "sockets: 0")) ==
-          "test.yaml:4:20: error: node_types.box.cpu.sockets: expected at least 1, got 0");
+          "test.yaml:4:20: error: node_types.box.cpu.sockets: expected at least 1 (a whole number "
+          "from 1 to 1,024), got 0");
   }
 
   TEST_CASE("gpu socket that does not exist is rejected") {
@@ -124,7 +126,7 @@ TEST_SUITE("unit") {
   TEST_CASE("oversubscription below one is rejected") {
     CHECK(error_of(mutate("\"2:1\"", "\"1:2\"")) ==
           "test.yaml:18:41: error: network.levels[0].oversubscription: expected a down:up ratio "
-          ">= 1 like 2 or \"2:1\", got \"1:2\"");
+          "from 1 to 1000 like 2 or \"2:1\", got \"1:2\"");
   }
 
   TEST_CASE("unknown topology is rejected") {

@@ -139,7 +139,8 @@ TEST_SUITE("unit") {
 
   TEST_CASE("negative batch") {
     CHECK(error_of(replace_line(kGood, 9, "    batch_per_gpu: -4")) ==
-          "v.yaml:9:20: error: points[0].batch_per_gpu: expected a positive integer, got \"-4\"");
+          "v.yaml:9:20: error: points[0].batch_per_gpu: expected at least 1 (a whole number from "
+          "1 to 1,000,000,000), got -4");
   }
 
   TEST_CASE("anchor that does not exist") {

@@ -79,6 +79,35 @@ TEST_SUITE("unit") {
     CHECK(finest.breakdown.exposed_comm_s == doctest::Approx(last).epsilon(0.02).scale(0.0));
   }
 
+  TEST_CASE("a Horovod cycle far longer than the step sends full buckets at its tick") {
+    // Issue 14: with a 1e9 s cycle the tick was computed before the tensors were ready (the
+    // rounding slack was absolute in cycles), and every bucket went out empty and at once,
+    // faster than the default. The engine must stay right for any cycle the loader admits.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 8;
+    TestPlatform platform(ps);
+    const StepProgram p = synthetic_program(10, 2e-3, 8, 2e-3, 8e6, 1e-3);
+    JobSpec slow = job("cycle1e9", range(0, 4), 1, p, 64e6, Algorithm::kRing, Fidelity::kFlow);
+    slow.allreduce.cycle_time_s = 1e9;
+    JobSpec fast = job("cycle5ms", range(4, 4), 1, p, 64e6, Algorithm::kRing, Fidelity::kFlow);
+    fast.allreduce.cycle_time_s = 5e-3;
+    Job a(platform, std::move(slow));
+    Job b(platform, std::move(fast));
+    engine->run();
+    const JobResult ra = a.result(), rb = b.result();
+    MESSAGE("cycle 1e9 s: iteration "
+            << ra.iteration_time_s << " s, buckets " << ra.buckets_per_iteration << ", comm "
+            << ra.comm_total_s << " s; cycle 5 ms: iteration " << rb.iteration_time_s << " s, comm "
+            << rb.comm_total_s << " s");
+    CHECK(ra.iteration_time_s >= 1e9);
+    CHECK(ra.iteration_time_s < 1e9 + 1.0);
+    // 8 tensors of 8 MB in a 64 MB fusion buffer: one full bucket at the tick.
+    CHECK(ra.buckets_per_iteration == 1.0);
+    CHECK(ra.comm_total_s >= 0.9 * rb.comm_total_s);
+    CHECK(rb.iteration_time_s < 1.0);
+  }
+
   TEST_CASE("contention: two all-reduces through one shared link take longer than one") {
     auto engine = create_engine({NetworkMode::kIdeal});
     TestPlatformSpec ps;

@@ -77,15 +77,23 @@ TEST_SUITE("unit") {
           "bad.yaml:3:10: error: seq_len: expected only for a model whose input is token "
           "sequences; resnet50 takes images");
     const std::string zero = error_of(bert("seq_len: 0\n"));
-    CHECK(zero ==
-          "bad.yaml:3:10: error: seq_len: expected a positive whole number of tokens, got 0");
+    CHECK(
+        zero ==
+        "bad.yaml:3:10: error: seq_len: expected at least 1 (a whole number from 1 to 1,000,000), "
+        "got 0");
     const std::string negative = error_of(bert("seq_len: -128\n"));
-    CHECK(negative ==
-          "bad.yaml:3:10: error: seq_len: expected a positive whole number of tokens, got -128");
+    CHECK(
+        negative ==
+        "bad.yaml:3:10: error: seq_len: expected at least 1 (a whole number from 1 to 1,000,000), "
+        "got -128");
     const std::string fraction = error_of(bert("seq_len: 12.5\n"));
-    CHECK(fraction == "bad.yaml:3:10: error: seq_len: expected an integer, got \"12.5\"");
+    CHECK(
+        fraction ==
+        "bad.yaml:3:10: error: seq_len: expected a whole number from 1 to 1,000,000, got \"12.5\"");
     const std::string text = error_of(bert("seq_len: long\n"));
-    CHECK(text == "bad.yaml:3:10: error: seq_len: expected an integer, got \"long\"");
+    CHECK(
+        text ==
+        "bad.yaml:3:10: error: seq_len: expected a whole number from 1 to 1,000,000, got \"long\"");
     const std::string too_long = error_of(bert("seq_len: 1024\n"));
     INFO(too_long);
     CHECK(
@@ -98,8 +106,9 @@ TEST_SUITE("unit") {
     CHECK(set_cnn.find("seq_len: expected only for a model whose input is token sequences") !=
           std::string::npos);
     const std::string set_zero = error_of(bert(""), {"seq_len=0"});
-    CHECK(set_zero.find("seq_len: expected a positive whole number of tokens, got 0") !=
-          std::string::npos);
+    CHECK(set_zero ==
+          "--set seq_len=0: error: seq_len: expected at least 1 (a whole number from 1 "
+          "to 1,000,000), got 0");
   }
 
   TEST_CASE("scenario seq_len 512 scales BERT-large step FLOPs by 4 and attention by 16") {
