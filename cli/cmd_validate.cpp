@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/run_guard.hpp"
 #include "common/atomic_file.hpp"
 #include "validation/protocol.hpp"
 #include "validation/report.hpp"
@@ -33,13 +35,13 @@ std::string self_exe() {
 }
 
 int run_validate(const ValidateOptions& o) {
+  install_interrupt_handlers();
   const validation::ValidationFile file = validation::load_validation_file(o.file);
-  std::string work = o.work_dir;
-  if (work.empty()) {
-    work =
-        (std::filesystem::temp_directory_path() / fmt::format("scalecast-validate-{}", ::getpid()))
-            .string();
-  }
+  std::optional<OutputLock> lock;  // two validations writing one --json
+  if (!o.json_out.empty()) lock.emplace(o.json_out, OutputLock::Kind::kFile);
+  std::optional<TempDir> tmp;  // private, fresh, removed on exit and after Ctrl-C
+  if (o.work_dir.empty()) tmp.emplace("validate");
+  const std::string work = o.work_dir.empty() ? tmp->path() : o.work_dir;
   validation::RunPredictor predictor(self_exe(), work);
   validation::ProtocolOptions options;
   options.jobs = std::max(1, o.jobs);
@@ -49,7 +51,6 @@ int run_validate(const ValidateOptions& o) {
   if (!o.json_out.empty()) {
     common::write_file_atomic(o.json_out, validation::format_json(file, run, summary));
   }
-  if (o.work_dir.empty()) std::filesystem::remove_all(work);
   return kExitOk;
 }
 

@@ -209,7 +209,7 @@ TEST_SUITE("slow") {
 }
 
 TEST_SUITE("unit") {
-  TEST_CASE("pooling jobs are never smaller than their window, and measure on the CPU") {
+  TEST_CASE("pooling jobs are never smaller than their window and measure on the CPU") {
     // The ResNet global average pool at batch 8: 8 x 2048 outputs, window 7 x 7, stride 7; the
     // max pool: 3 x 3 windows, stride 2. Rebuilt from the key alone (elements = outputs).
     const auto key = [](std::int64_t elements, std::int64_t r, std::int64_t stride) {

@@ -29,7 +29,7 @@ std::string error_of(F&& f) {
 }  // namespace
 
 TEST_SUITE("unit") {
-  TEST_CASE("input files: regular files only, within the size limit") {
+  TEST_CASE("input files are regular files within the size limit") {
     const fs::path dir = fs::temp_directory_path() / "scalecast_input_file_test";
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -58,7 +58,7 @@ TEST_SUITE("unit") {
     fs::remove_all(dir);
   }
 
-  TEST_CASE("YAML text must be UTF-8: the first bad byte is located") {
+  TEST_CASE("YAML text must be UTF-8 and the first bad byte is located") {
     using scalecast::common::ConfigNode;
     CHECK(error_of([] { ConfigNode::load_string("name: ok\nscenario: caf\xe9 x\n", "s.yaml"); }) ==
           "s.yaml:2:14: error: invalid UTF-8 (byte 0xE9); save the file as UTF-8");
