@@ -161,37 +161,32 @@ KernelRequest request_for(const MeasurementKey& key) {
     r.elements = d("elements");
     r.channels = 64;
   } else if (key.op == "pooling") {
-    // Max pooling; the key holds the output element count and the window (r x s, stride).
-    // Rebuilt as P planes of o x o outputs, each plane's input just large enough for its
-    // windows (no padding): a window as large as its stride (global pooling: the window is the
-    // whole input plane) gives one output per plane, anything else one square plane. So the
-    // input is never smaller than the window, and the job writes the key's output elements.
+    // Max pooling; the key holds an element count (outputs for the forward pass, the input
+    // gradient for backward: the tensor each pass writes) and the window (r x s, stride).
+    // Rebuilt as P planes each at least as large as the window (no padding): a window as large
+    // as its stride is global pooling (one output per plane, the plane is the window), anything
+    // else one square plane. So the job writes about the key's element count and the input is
+    // never smaller than the window.
     r.kind = KernelKind::kPooling;
     const std::int64_t elements = std::max<std::int64_t>(1, d("elements"));
     const std::int64_t win_r = std::max<std::int64_t>(1, d("r", 3));
     const std::int64_t win_s = std::max<std::int64_t>(1, d("s", win_r));
     const std::int64_t stride = std::max<std::int64_t>(1, d("stride_h", 2));
-    const std::int64_t o =
-        win_r == stride && win_s == stride
-            ? 1
-            : std::max<std::int64_t>(
-                  1, static_cast<std::int64_t>(std::sqrt(static_cast<double>(elements))));
-    const std::int64_t planes = std::max<std::int64_t>(1, elements / (o * o));
-    r.conv = {1,
-              planes,
-              (o - 1) * stride + win_r,
-              (o - 1) * stride + win_s,
-              1,
-              win_r,
-              win_s,
-              0,
-              0,
-              stride,
-              stride,
-              1,
-              1,
-              1};
-    r.elements = planes * o * o;
+    const bool global = win_r == stride && win_s == stride;
+    const auto root = static_cast<std::int64_t>(std::sqrt(static_cast<double>(elements)));
+    std::int64_t planes = 1, h = 0, w = 0;
+    if (global) {
+      planes = std::max<std::int64_t>(1, r.backward ? elements / (win_r * win_s) : elements);
+      h = win_r, w = win_s;
+    } else if (!r.backward) {
+      const std::int64_t o = std::max<std::int64_t>(1, root);  // o x o outputs
+      h = (o - 1) * stride + win_r, w = (o - 1) * stride + win_s;
+    } else {
+      h = std::max(root, win_r), w = std::max(root, win_s);
+    }
+    r.conv = {1, planes, h, w, 1, win_r, win_s, 0, 0, stride, stride, 1, 1, 1};
+    r.elements = r.backward ? planes * h * w
+                            : planes * ((h - win_r) / stride + 1) * ((w - win_s) / stride + 1);
   } else if (key.op == "softmax") {
     // Rows of 1000 classes (ImageNet classifiers) when the count divides, else one row.
     r.kind = KernelKind::kSoftmax;

@@ -142,6 +142,15 @@ deep_trace)
   expect 1 "^$D/z.yaml:2:11: error: platform: expected a platform file, '/dev/zero' is not a regular file$" \
     timeout 20 "$exe" run "$D/z.yaml"
   ;;
+calibrate_blocks)
+  # Pooling jobs used to be rebuilt smaller than their window ("filter span 56 exceeds padded
+  # input 45", naming no op); every kernel of the block model now measures.
+  expect 0 "" "$exe" calibrate --backend cpu --models models/examples/resnet_blocks.yaml \
+    --batch 8 --min-sample-time 1e-4 --out "$D/cal.yaml"
+  grep -q "calibrate: 33 measured, 0 already present, 0 unsupported on cpu" "$D/out.txt" ||
+    fail "summary: $(cat "$D/out.txt")"
+  grep -q 'op: pooling, pass: "bwd_data".*r: 56, s: 56' "$D/cal.yaml" || fail "no global-pool backward row"
+  ;;
 *)
   fail "unknown case"
   ;;
