@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_guard.hpp"
+#include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
 #include "validation/protocol.hpp"
 #include "validation/report.hpp"
@@ -37,6 +38,16 @@ std::string self_exe() {
 int run_validate(const ValidateOptions& o) {
   install_interrupt_handlers();
   const validation::ValidationFile file = validation::load_validation_file(o.file);
+  {  // every point's platform, model and GPUs per node, before any simulation
+    std::vector<std::string> systems, models;
+    std::vector<int> gpus_per_node;
+    for (const auto& p : file.points) {
+      systems.push_back(p.system);
+      models.push_back(p.model);
+      gpus_per_node.push_back(p.nodes > 0 ? p.gpus_per_node() : 0);
+    }
+    preflight_validation_file(o.file, systems, models, gpus_per_node);
+  }
   std::optional<OutputLock> lock;  // two validations writing one --json
   if (!o.json_out.empty()) lock.emplace(o.json_out, OutputLock::Kind::kFile);
   std::optional<TempDir> tmp;  // private, fresh, removed on exit and after Ctrl-C

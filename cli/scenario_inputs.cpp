@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "cli/database_cache.hpp"
@@ -154,9 +156,9 @@ sim::Scenario preflight(const std::string& scenario_file,
   // database_cache.hpp).
   for (std::size_t i = 0; i < s.calibration.size(); ++i) {
     if (!fs::is_regular_file(s.calibration[i], ec))
-      throw key_error(scenario_file, overrides, "calibration", i,
-                      missing_file("calibration database", loaded.calibration[i],
-                                   s.calibration[i]));
+      throw key_error(
+          scenario_file, overrides, "calibration", i,
+          missing_file("calibration database", loaded.calibration[i], s.calibration[i]));
     (void)cached_database(s.calibration[i]);
   }
   // GPUs per node: never more than the smallest node of the machine holds (a silent clamp
@@ -168,12 +170,53 @@ sim::Scenario preflight(const std::string& scenario_file,
       largest = std::max(largest, machine.node_types.at(p.node_type).gpu_count);
     }
     if (s.gpus_per_node > smallest)
-      throw key_error(scenario_file, overrides, "gpus_per_node", std::nullopt,
-                      fmt::format("expected at most {} ({} {} GPUs per node), got {}", smallest,
-                                  smallest == largest ? "the nodes of" : "the smallest nodes of",
-                                  machine.name, s.gpus_per_node));
+      throw key_error(
+          scenario_file, overrides, "gpus_per_node", std::nullopt,
+          fmt::format("expected at most {} (the GPUs of {}'s {}nodes), got {}", smallest,
+                      machine.name, smallest == largest ? "" : "smallest ", s.gpus_per_node));
   }
   return loaded;
+}
+
+void preflight_validation_file(const std::string& path, const std::vector<std::string>& systems,
+                               const std::vector<std::string>& models,
+                               const std::vector<int>& gpus_per_node) {
+  const ConfigNode root = ConfigNode::load_file(path);
+  const std::vector<ConfigNode> points = root.required("points").items();
+  std::map<std::string, int> smallest_node;  // platform -> GPUs of its smallest node
+  std::set<std::string> models_ok;
+  for (std::size_t i = 0; i < systems.size() && i < points.size(); ++i) {
+    const ConfigNode system = points[i].required("system");
+    auto it = smallest_node.find(systems[i]);
+    if (it == smallest_node.end()) {
+      platforms::Platform machine;
+      try {
+        machine = platforms::load_platform(systems[i]);
+      } catch (const ConfigError& e) {
+        if (e.line() == 0) system.fail(e.message());  // the name, not the platform file
+        throw;
+      }
+      int smallest = std::numeric_limits<int>::max();
+      for (const platforms::Partition& p : machine.partitions)
+        smallest = std::min(smallest, machine.node_types.at(p.node_type).gpu_count);
+      it = smallest_node.emplace(systems[i], smallest).first;
+    }
+    if (gpus_per_node[i] > it->second)
+      points[i].required("gpus").fail(
+          fmt::format("expected at most {} GPUs per node on {} (gpus / nodes = {})", it->second,
+                      systems[i], gpus_per_node[i]));
+    if (models_ok.insert(models[i]).second) {
+      const ConfigNode model = points[i].required("model");
+      try {
+        (void)models::load_model(models[i]);
+      } catch (const ConfigError& e) {
+        if (e.line() == 0) model.fail(e.message());
+        throw;
+      } catch (const std::invalid_argument& e) {
+        model.fail(e.what());
+      }
+    }
+  }
 }
 
 }  // namespace scalecast::cli

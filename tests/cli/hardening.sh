@@ -142,6 +142,32 @@ deep_trace)
   expect 1 "^$D/z.yaml:2:11: error: platform: expected a platform file, '/dev/zero' is not a regular file$" \
     timeout 20 "$exe" run "$D/z.yaml"
   ;;
+preflight)
+  # Checks made in the parent before any point runs, exit 1 with file:line:col (GPUs per node
+  # used to be clamped silently; an unknown model or a missing database failed in every point
+  # process, exit 4; a validation point on an unknown system was reported "not fitted", exit 0).
+  printf 'name: g\nplatform: summit\nmodel: resnet50\nnodes: 1\ngpus_per_node: 8\n' >"$D/g.yaml"
+  expect 1 "^$D/g.yaml:5:16: error: gpus_per_node: expected at most 6 \(the GPUs of summit's nodes\), got 8$" \
+    "$exe" run "$D/g.yaml" --out "$D/out"
+  [[ ! -e $D/out ]] || fail "a result folder was created"
+  expect 1 "^--set: error: model: unknown model 'resnet5' \(did you mean 'resnet50'\?\)$" \
+    "$exe" run "$scen" --set model=resnet5
+  printf 'name: c\nplatform: summit\nmodel: resnet50\nnodes: 1\ncalibration: [ok.yaml, missing.yaml]\n' >"$D/c.yaml"
+  cp calibration/data/deepbench-v100.yaml "$D/ok.yaml"
+  expect 1 "^$D/c.yaml:5:24: error: calibration\[1\]: no calibration database file 'missing.yaml'" \
+    "$exe" sweep "$D/c.yaml" --out "$D/sw"
+  printf 'name: p\nplatform: nosuch\nmodel: resnet50\nnodes: 1\n' >"$D/p.yaml"
+  expect 1 "^$D/p.yaml:2:11: error: platform: no platform named 'nosuch'" \
+    "$exe" sweep "$D/p.yaml" --axis allreduce.algorithm=ring,tree --out "$D/sw"
+  # An error inside a referenced file names that file.
+  printf 'name: b\nplatform: summit\nmodel: resnet50\nnodes: 1\ncalibration: [bad.yaml]\n' >"$D/b.yaml"
+  printf 'format: scalecast-calibration\nversion: 1\nsources: []\nmeasurements: 7\n' >"$D/bad.yaml"
+  expect 1 "^$D/bad.yaml:[0-9]+:[0-9]+: error: " "$exe" run "$D/b.yaml"
+  sed -n 1,23p validation/public.yaml >"$D/v.yaml"
+  sed -i 's/system: "dgx1-v100"/system: "nosuch"/' "$D/v.yaml"
+  expect 1 "^$D/v.yaml:11:13: error: points\[0\]\.system: no platform named 'nosuch'" \
+    "$exe" validate "$D/v.yaml"
+  ;;
 calibrate_blocks)
   # Pooling jobs used to be rebuilt smaller than their window ("filter span 56 exceeds padded
   # input 45", naming no op); every kernel of the block model now measures.
