@@ -50,7 +50,9 @@ int run_main(int argc, char** argv) {
                              ? common::Verbosity::kVerbose
                              : (quiet ? common::Verbosity::kQuiet : common::Verbosity::kNormal));
     const int rc = action ? action() : kExitUsage;
-    return interrupted() ? kExitInterrupted : rc;
+    if (!interrupted()) return rc;
+    std::fprintf(stderr, "scalecast: interrupted; finished results are kept\n");
+    return kExitInterrupted;
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

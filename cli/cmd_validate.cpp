@@ -57,6 +57,8 @@ int run_validate(const ValidateOptions& o) {
   validation::ProtocolOptions options;
   options.jobs = std::max(1, o.jobs);
   const validation::ValidationRun run = validation::run_protocol(file, predictor, options);
+  // Simulations killed by Ctrl-C read as failed points: print and write nothing from them.
+  throw_if_interrupted();
   const validation::RunSummary summary = validation::summarize(run);
   fmt::print("{}", validation::format_table(file, run, summary));
   if (!o.json_out.empty()) {

@@ -92,6 +92,22 @@ interrupt)
   [[ -z $(ls -A "$D/tmp") ]] || fail "left in TMPDIR: $(ls -A "$D/tmp")"
   [[ ! -e $D/out/.lock ]] || fail "lock file left"
   ;;
+interrupt_validate)
+  # SIGINT during validate: the killed simulations are not reported as results (no table, no
+  # --json), the work folder and the lock are removed, exit 130.
+  mkdir "$D/tmp"
+  TMPDIR=$D/tmp "$exe" validate validation/public.yaml --json "$D/v.json" >"$D/out.txt" 2>"$D/err.txt" &
+  pid=$!
+  for _ in $(seq 100); do [[ -n $(pgrep -P $pid) && -n $(ls "$D/tmp") ]] && break; sleep 0.1; done
+  sleep 1
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  [[ $rc -eq 130 ]] || fail "exit $rc after SIGINT, expected 130: $(cat "$D/err.txt")"
+  grep -q "^scalecast: interrupted" "$D/err.txt" || fail "no message: $(cat "$D/err.txt")"
+  [[ ! -s $D/out.txt && ! -e $D/v.json && ! -e $D/v.json.lock ]] || fail "results written after SIGINT"
+  [[ -z $(ls -A "$D/tmp") ]] || fail "left in TMPDIR: $(ls -A "$D/tmp")"
+  ;;
 concurrent_out)
   # Two runs into one --out: the second is refused while the first holds the folder.
   "$exe" -q run "$scen" --set 'nodes=[8]' --set fidelity=flow --set iterations=2 -j 1 \
