@@ -68,13 +68,23 @@ int run_scenario(const RunOptions& o) {
   // Every check that needs no simulation, here, before any point process starts.
   const sim::Scenario s = preflight(o.scenario, o.overrides);
   std::optional<OutputLock> lock;  // two runs into one --out would mix their files
+  std::error_code ec;
+  const bool fresh = !o.out_dir.empty() && !std::filesystem::exists(o.out_dir, ec);
   if (!o.out_dir.empty()) lock.emplace(o.out_dir);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto points =
-      run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
-  std::fputs(sim::format_table(s, points).c_str(), stdout);
-  std::fflush(stdout);
-  if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
+  std::vector<nlohmann::ordered_json> points;
+  try {
+    points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
+    std::fputs(sim::format_table(s, points).c_str(), stdout);
+    std::fflush(stdout);
+    if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
+  } catch (const Interrupted&) {
+    throw;  // finished points stay where they are
+  } catch (...) {
+    // A failed run (a full disk, a failed point) leaves no half-written folder it created.
+    if (fresh && !interrupted()) std::filesystem::remove_all(o.out_dir, ec);
+    throw;
+  }
   spdlog::info("{} point(s) in {:.2f} s wall", points.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return kExitOk;

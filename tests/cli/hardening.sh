@@ -129,6 +129,7 @@ disk_full)
   expect 1 "^$D/full/out/nodes-[12]/[a-z]+\.(csv|json): error: cannot write: No space left on device" \
     "$exe" -q run "$scen" "${quick[@]}" --out "$D/full/out"
   find "$D/full" -name '*.tmp.*' | grep -q . && fail "temporary files left: $(find "$D/full" -name '*.tmp.*')"
+  [[ ! -e $D/full/out ]] || fail "the half-written result folder was left: $(find "$D/full/out")"
   ;;
 progress)
   # --progress reports on stderr only; stdout and result files are the same as without it.
