@@ -121,6 +121,8 @@ std::string file_fingerprint(const std::string& path) {
 
 sim::Scenario preflight(const std::string& scenario_file,
                         const std::vector<std::string>& overrides) {
+  // Outputs are UTF-8; the error points at the byte (column) inside KEY=VALUE, never echoes it.
+  for (const std::string& o : overrides) common::check_utf8(o, "--set");
   const sim::Scenario loaded = sim::load_scenario(scenario_file, sim::parse_overrides(overrides));
   const sim::Scenario s = with_resolved_paths(loaded);
   std::error_code ec;

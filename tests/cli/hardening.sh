@@ -28,6 +28,9 @@ utf8_name)
   expect 1 "^$D/s.yaml:1:10: error: invalid UTF-8 \(byte 0xE9\); save the file as UTF-8$" \
     "$exe" run "$D/s.yaml" --out "$D/out"
   [[ ! -e $D/out ]] || fail "a result folder was created"
+  expect 1 "^--set:1:9: error: invalid UTF-8 \(byte 0xE9\); save the file as UTF-8$" \
+    "$exe" run "$scen" --set "name=caf"$'\xe9' --out "$D/out"
+  [[ ! -e $D/out ]] || fail "a result folder was created (--set)"
   ;;
 sweep_edited_input)
   # Editing the scenario after a sweep and rerunning into the same --out used to bring the old
