@@ -102,6 +102,16 @@ double bytes_for(const KernelRequest& r, const MeasurementKey& key) {
   }
 }
 
+// The backend's measurement of one job; a kernel failure names the op it measured.
+std::vector<kernels::KernelResult> measure_job(kernels::KernelBackend& backend,
+                                               const CalibrationJob& job) {
+  try {
+    return backend.measure(job.request);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("calibrate: {}: {}", job.key.signature(), e.what()));
+  }
+}
+
 }  // namespace
 
 KernelRequest request_for(const MeasurementKey& key) {
@@ -151,12 +161,32 @@ KernelRequest request_for(const MeasurementKey& key) {
     r.elements = d("elements");
     r.channels = 64;
   } else if (key.op == "pooling") {
-    // Max pooling over square planes of one channel: H = W = √elements, window r×s.
+    // Max pooling; the key holds an element count (outputs for the forward pass, the input
+    // gradient for backward: the tensor each pass writes) and the window (r x s, stride).
+    // Rebuilt as P planes each at least as large as the window (no padding): a window as large
+    // as its stride is global pooling (one output per plane, the plane is the window), anything
+    // else one square plane. So the job writes about the key's element count and the input is
+    // never smaller than the window.
     r.kind = KernelKind::kPooling;
-    const auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(d("elements"))));
-    r.conv = {1, 1, side, side, 1, d("r", 3), d("s", 3), 0, 0, d("stride_h", 2), d("stride_h", 2),
-              1, 1, 1};
-    r.elements = side * side;
+    const std::int64_t elements = std::max<std::int64_t>(1, d("elements"));
+    const std::int64_t win_r = std::max<std::int64_t>(1, d("r", 3));
+    const std::int64_t win_s = std::max<std::int64_t>(1, d("s", win_r));
+    const std::int64_t stride = std::max<std::int64_t>(1, d("stride_h", 2));
+    const bool global = win_r == stride && win_s == stride;
+    const auto root = static_cast<std::int64_t>(std::sqrt(static_cast<double>(elements)));
+    std::int64_t planes = 1, h = 0, w = 0;
+    if (global) {
+      planes = std::max<std::int64_t>(1, r.backward ? elements / (win_r * win_s) : elements);
+      h = win_r, w = win_s;
+    } else if (!r.backward) {
+      const std::int64_t o = std::max<std::int64_t>(1, root);  // o x o outputs
+      h = (o - 1) * stride + win_r, w = (o - 1) * stride + win_s;
+    } else {
+      h = std::max(root, win_r), w = std::max(root, win_s);
+    }
+    r.conv = {1, planes, h, w, 1, win_r, win_s, 0, 0, stride, stride, 1, 1, 1};
+    r.elements = r.backward ? planes * h * w
+                            : planes * ((h - win_r) / stride + 1) * ((w - win_s) / stride + 1);
   } else if (key.op == "softmax") {
     // Rows of 1000 classes (ImageNet classifiers) when the count divides, else one row.
     r.kind = KernelKind::kSoftmax;
@@ -309,7 +339,7 @@ RunReport run_calibration(kernels::KernelBackend& backend, const std::vector<Cal
       }
       if (done.count(strip(jobs[i].key)) || !backend.unsupported_reason(jobs[i].request).empty())
         continue;
-      earlier[i].push_back(backend.measure(jobs[i].request));
+      earlier[i].push_back(measure_job(backend, jobs[i]));
     }
   }
   std::unique_ptr<common::Progress> progress;
@@ -334,7 +364,7 @@ RunReport run_calibration(kernels::KernelBackend& backend, const std::vector<Cal
       continue;
     }
     if (!source_added) db.add_source(src), source_added = true;
-    std::vector<kernels::KernelResult> results = backend.measure(job.request);
+    std::vector<kernels::KernelResult> results = measure_job(backend, job);
     if (const auto it = earlier.find(i); it != earlier.end()) {
       it->second.push_back(std::move(results));
       results = combine_rounds(it->second);

@@ -10,6 +10,7 @@
 #include "calibration/database.hpp"
 #include "common/atomic_file.hpp"
 #include "common/config_node.hpp"
+#include "common/input_file.hpp"
 
 namespace scalecast::calibration {
 namespace {
@@ -159,11 +160,7 @@ Database parse_database(const std::string& text, const std::string& display_name
 }
 
 Database load_database(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw common::ConfigError(path, 0, 0, "", "cannot open calibration database");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_database(ss.str(), path);
+  return parse_database(common::read_input_file(path, common::kYamlMaxBytes), path);
 }
 
 std::string to_yaml(const Database& db) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/run_guard.hpp"
 #include "common/config_error.hpp"
 #include "common/logging.hpp"
 #include "common/version.hpp"
@@ -25,7 +26,8 @@ int run_main(int argc, char** argv) {
   CLI::App app{
       "scalecast predicts deep-learning training throughput, iteration time, scaling efficiency\n"
       "and where the time goes on GPU supercomputers, by replaying training steps on SimGrid.\n"
-      "Exit codes: 0 success, 1 bad input, 2 bad command line, 4 other failure.",
+      "Exit codes: 0 success, 1 bad input, 2 bad command line, 4 other failure,\n"
+      "130 interrupted (SIGINT/SIGTERM).",
       "scalecast"};
   app.require_subcommand(1);
   bool verbose = false;
@@ -47,7 +49,10 @@ int run_main(int argc, char** argv) {
     common::init_logging(verbose
                              ? common::Verbosity::kVerbose
                              : (quiet ? common::Verbosity::kQuiet : common::Verbosity::kNormal));
-    return action ? action() : kExitUsage;
+    const int rc = action ? action() : kExitUsage;
+    if (!interrupted()) return rc;
+    std::fprintf(stderr, "scalecast: interrupted; finished results are kept\n");
+    return kExitInterrupted;
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
@@ -56,7 +61,17 @@ int run_main(int argc, char** argv) {
   } catch (const common::ConfigError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitInputError;
+  } catch (const Interrupted&) {
+    std::fprintf(stderr, "scalecast: interrupted; finished results are kept\n");
+    return kExitInterrupted;
+  } catch (const ChildInputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());  // the point process's own located message
+    return kExitInputError;
   } catch (const std::exception& e) {
+    if (interrupted()) {  // a child killed by the interruption failed the run
+      std::fprintf(stderr, "scalecast: interrupted; finished results are kept\n");
+      return kExitInterrupted;
+    }
     std::fprintf(stderr, "scalecast: error: %s\n", e.what());
     return kExitFailure;
   }

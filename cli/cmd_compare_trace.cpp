@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/run_guard.hpp"
 #include "common/atomic_file.hpp"
 #include "validation/run_predictor.hpp"
 #include "validation/trace_comparison.hpp"
@@ -44,15 +45,13 @@ int run_compare(const CompareTraceOptions& o) {
   mopt.warmup = o.warmup;
   const validation::TraceMetrics m = validation::compute_metrics(measured, read.classifier, mopt);
 
-  const std::string work =
-      (std::filesystem::temp_directory_path() / fmt::format("scalecast-compare-{}", ::getpid()))
-          .string();
-  validation::RunScenarioSimulator simulator(self_exe(), work, read);
+  install_interrupt_handlers();
+  const TempDir work("compare");  // private, fresh, removed on exit and after Ctrl-C
+  validation::RunScenarioSimulator simulator(self_exe(), work.path(), read);
   validation::Trace simulated = simulator.simulate(o.scenario);
   validation::TraceMetricsOptions sopt;
   sopt.warmup = o.warmup;
   const validation::TraceMetrics s = validation::compute_metrics(simulated, read.classifier, sopt);
-  std::filesystem::remove_all(work);
 
   const validation::TraceComparison c = validation::compare_metrics(m, s);
   fmt::print("{}", validation::format_comparison(c, m, s));

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include <filesystem>
 
@@ -11,6 +12,8 @@
 #include "cli/commands.hpp"
 #include "cli/database_cache.hpp"
 #include "cli/point_runner.hpp"
+#include "cli/run_guard.hpp"
+#include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
 #include "common/logging.hpp"
 #include "sim/cluster.hpp"
@@ -26,6 +29,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string out_dir;
   int jobs = 0;
+  bool progress = false;
   // Internal: this process simulates one point (set by the parent process).
   int point = 0;
   int point_gpus = 0;
@@ -35,23 +39,20 @@ struct RunOptions {
 
 // The scenario's cost model: its calibration databases merged (calibration/database.hpp rules),
 // priced through the calibrated model's tiers (exact, interpolated, fitted, datasheet), with the
-// scenario's framework efficiency. A relative database path is tried as given, then next to the
-// scenario file.
+// scenario's framework efficiency. Database paths are resolved already (scenario_inputs.hpp).
 std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s) {
   calibration::Database db;
-  for (const std::string& path : s.calibration) {
-    std::string found = path;
-    const auto beside = std::filesystem::path(s.source_file).parent_path() / path;
-    if (!std::filesystem::exists(found) && std::filesystem::exists(beside)) found = beside.string();
-    db.merge(cached_database(found));  // parsed once per process (a server preloads)
-  }
+  for (const std::string& path : s.calibration)
+    db.merge(cached_database(path));  // parsed once per process (a server preloads)
   calibration::CostModelOptions options;
   options.framework_efficiency = s.framework_efficiency;
   return std::make_unique<calibration::CalibratedCostModel>(db, options);
 }
 
 int run_one_point(const RunOptions& o) {
-  const sim::Scenario s = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
+  // Paths as the parent's preflight resolved them (so the scenario runs from any directory).
+  const sim::Scenario s =
+      with_resolved_paths(sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides)));
   const auto t0 = std::chrono::steady_clock::now();
   const auto cost_model = make_cost_model(s);
   const sim::JobResult r = sim::run_point(s, {o.point, o.point_gpus}, *cost_model);
@@ -64,7 +65,9 @@ int run_one_point(const RunOptions& o) {
 }
 
 int run_scenario(const RunOptions& o) {
-  const sim::Scenario s = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
+  install_interrupt_handlers();
+  // Every check that needs no simulation, here, before any point process starts.
+  const sim::Scenario s = preflight(o.scenario, o.overrides);
   // In the parent, at the `nodes` key, before any child; say when the machine is not the file's.
   const sim::MachineSizes sizes = sim::check_node_counts(s, s.nodes);
   if (sizes.largest_nodes != sizes.file_nodes) {
@@ -72,11 +75,24 @@ int run_scenario(const RunOptions& o) {
         "{}: the machine is resized from the platform file's {} nodes to {} (cluster.nodes)",
         s.platform, sizes.file_nodes, sizes.largest_nodes);
   }
+  std::optional<OutputLock> lock;  // two runs into one --out would mix their files
+  std::error_code ec;
+  const bool fresh = !o.out_dir.empty() && !std::filesystem::exists(o.out_dir, ec);
+  if (!o.out_dir.empty()) lock.emplace(o.out_dir);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs);
-  std::fputs(sim::format_table(s, points).c_str(), stdout);
-  std::fflush(stdout);
-  if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
+  std::vector<nlohmann::ordered_json> points;
+  try {
+    points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
+    std::fputs(sim::format_table(s, points).c_str(), stdout);
+    std::fflush(stdout);
+    if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
+  } catch (const Interrupted&) {
+    throw;  // finished points stay where they are
+  } catch (...) {
+    // A failed run (a full disk, a failed point) leaves no half-written folder it created.
+    if (fresh && !interrupted()) std::filesystem::remove_all(o.out_dir, ec);
+    throw;
+  }
   spdlog::info("{} point(s) in {:.2f} s wall", points.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return kExitOk;
@@ -101,6 +117,9 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Processes to run in parallel when the scenario lists several node counts "
                   "(default: number of cores)")
       ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--progress", opts->progress,
+                "Report points done on stderr even when it is not a terminal (on a terminal: "
+                "always)");
   sub->add_option("--point", opts->point, "Internal: simulate only this node count")->group("");
   sub->add_option("--point-gpus", opts->point_gpus, "Internal: GPUs per node")->group("");
   sub->add_option("--point-json", opts->point_json, "Internal: point summary file")->group("");

@@ -13,6 +13,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/point_runner.hpp"
+#include "cli/run_guard.hpp"
+#include "cli/scenario_inputs.hpp"
 #include "cli/sweep_plan.hpp"
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
@@ -38,6 +40,7 @@ struct SweepOptions {
   int run_task = -1;                // run this planned point (a Slurm array task)
   bool merge = false;               // merge the results of a planned sweep
   bool missing = false;             // print the ids of the points without a result
+  bool progress = false;            // points done on stderr even when it is not a terminal
 };
 
 // "1,2,4" or "1..4608" (doubling from the first, plus the last). Every item is a whole number
@@ -75,15 +78,25 @@ std::vector<int> parse_nodes(const std::string& text) {
   return out;
 }
 
+// `text` as one bash word: single-quoted, with inner single quotes as '\''.
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // The Slurm scripts of a planned sweep: an array job whose task i runs point i, a merge job
 // after it, and submit.sh, which submits both (only the points without a result: a resubmission
-// after failures or a time limit runs what is left).
+// after failures or a time limit runs what is left). Every path and extra sbatch argument is a
+// single-quoted bash word (a sweep folder may hold spaces or quotes); the log files are named on
+// sbatch's command line in submit.sh, not in #SBATCH lines, which are not shell words.
 void write_slurm_scripts(const SweepPlan& plan, const SweepOptions& o) {
-  const std::string exe = self_exe();
+  const std::string exe = shell_quote(self_exe());
   const std::string dir = plan.dir + "/slurm";
   std::filesystem::create_directories(dir);
   std::string sbatch_args;
-  for (const std::string& a : o.sbatch) sbatch_args += " " + a;
+  for (const std::string& a : o.sbatch) sbatch_args += " " + shell_quote(a);
+  const std::string qdir = shell_quote(plan.dir), qwork = shell_quote(plan.workdir);
   common::write_file_atomic(
       dir + "/array.sh",
       fmt::format("#!/bin/bash\n"
@@ -91,10 +104,9 @@ void write_slurm_scripts(const SweepPlan& plan, const SweepOptions& o) {
                   "of {0}/points.jsonl.\n"
                   "#SBATCH --job-name=scalecast-sweep\n"
                   "#SBATCH --ntasks=1\n"
-                  "#SBATCH --output={1}/point-%a.out\n"
-                  "cd {2} || exit 1\n"
-                  "exec {3} --quiet sweep --run-task \"$SLURM_ARRAY_TASK_ID\" --out {0}\n",
-                  plan.dir, dir, plan.workdir, exe));
+                  "cd {1} || exit 1\n"
+                  "exec {2} --quiet sweep --run-task \"$SLURM_ARRAY_TASK_ID\" --out {0}\n",
+                  qdir, qwork, exe));
   common::write_file_atomic(
       dir + "/merge.sh",
       fmt::format("#!/bin/bash\n"
@@ -102,30 +114,33 @@ void write_slurm_scripts(const SweepPlan& plan, const SweepOptions& o) {
                   "ran.\n"
                   "#SBATCH --job-name=scalecast-merge\n"
                   "#SBATCH --ntasks=1\n"
-                  "#SBATCH --output={1}/merge.out\n"
-                  "cd {2} || exit 1\n"
-                  "exec {3} sweep --merge --out {0}\n",
-                  plan.dir, dir, plan.workdir, exe));
+                  "cd {1} || exit 1\n"
+                  "exec {2} sweep --merge --out {0}\n",
+                  qdir, qwork, exe));
   common::write_file_atomic(
       dir + "/submit.sh",
-      fmt::format("#!/bin/bash\n"
-                  "# Submits the points of {0} that have no result yet as a job array, and the "
-                  "merge after them.\n"
-                  "# Extra arguments go to both sbatch calls (e.g. --wait on the merge: "
-                  "SCALECAST_MERGE_WAIT=1).\n"
-                  "set -euo pipefail\n"
-                  "ids=$({1} sweep --missing --out {0})\n"
-                  "wait_flag=()\n"
-                  "[[ ${{SCALECAST_MERGE_WAIT:-0}} == 1 ]] && wait_flag=(--wait)\n"
-                  "if [[ -z $ids ]]; then\n"
-                  "  exec sbatch --parsable \"${{wait_flag[@]}}\"{2} \"$@\" {3}/merge.sh\n"
-                  "fi\n"
-                  "jid=$(sbatch --parsable --array=\"$ids\"{4}{2} \"$@\" {3}/array.sh)\n"
-                  "echo \"array job $jid: points $ids\" >&2\n"
-                  "exec sbatch --parsable \"${{wait_flag[@]}}\" --dependency=afterok:\"$jid\"{2} "
-                  "\"$@\" {3}/merge.sh\n",
-                  plan.dir, exe, sbatch_args, dir,
-                  o.slurm_max_running > 0 ? fmt::format("%{}", o.slurm_max_running) : ""));
+      fmt::format(
+          "#!/bin/bash\n"
+          "# Submits the points of {0} that have no result yet as a job array, and the "
+          "merge after them.\n"
+          "# Extra arguments go to both sbatch calls (e.g. --wait on the merge: "
+          "SCALECAST_MERGE_WAIT=1).\n"
+          "set -euo pipefail\n"
+          "slurm_dir={3}\n"
+          "ids=$({1} sweep --missing --out {0})\n"
+          "wait_flag=()\n"
+          "[[ ${{SCALECAST_MERGE_WAIT:-0}} == 1 ]] && wait_flag=(--wait)\n"
+          "merge=(--output=\"$slurm_dir/merge.out\"{2} \"$@\" \"$slurm_dir/merge.sh\")\n"
+          "if [[ -z $ids ]]; then\n"
+          "  exec sbatch --parsable \"${{wait_flag[@]}}\" \"${{merge[@]}}\"\n"
+          "fi\n"
+          "jid=$(sbatch --parsable --array=\"$ids\"{4} --output=\"$slurm_dir/point-%a.out\"{2} "
+          "\"$@\" \"$slurm_dir/array.sh\")\n"
+          "echo \"array job $jid: points $ids\" >&2\n"
+          "exec sbatch --parsable \"${{wait_flag[@]}}\" --dependency=afterok:\"$jid\" "
+          "\"${{merge[@]}}\"\n",
+          qdir, exe, sbatch_args, shell_quote(dir),
+          o.slurm_max_running > 0 ? fmt::format("%{}", o.slurm_max_running) : ""));
   std::filesystem::permissions(dir + "/submit.sh", std::filesystem::perms::owner_exec,
                                std::filesystem::perm_options::add);
 }
@@ -153,6 +168,7 @@ void draw_plots(const std::string& dir) {
 }
 
 int run_sweep(const SweepOptions& o) {
+  install_interrupt_handlers();
   if (o.run_task >= 0 || o.merge || o.missing) {
     if (!o.scenario.empty())
       throw common::ConfigError("command line", 0, 0, "sweep",
@@ -164,10 +180,12 @@ int run_sweep(const SweepOptions& o) {
       fmt::print("{}\n", id_ranges(missing_points(plan)));
       return kExitOk;
     }
-    if (o.run_task >= 0) {
+    check_inputs(plan);     // a point or merge from changed inputs would mix old and new results
+    if (o.run_task >= 0) {  // array tasks of one sweep run at once: no folder lock
       run_points({point_job(plan, o.run_task)}, 1);
       return kExitOk;
     }
+    const OutputLock lock(plan.dir);
     std::fputs(merge_results(plan).c_str(), stdout);
     draw_plots(plan.dir);
     return kExitOk;
@@ -175,19 +193,20 @@ int run_sweep(const SweepOptions& o) {
   if (o.scenario.empty())
     throw common::ConfigError("command line", 0, 0, "sweep",
                               "give a scenario, or --run-task ID / --merge / --missing with --out");
-  const sim::Scenario base = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
+  const sim::Scenario base = preflight(o.scenario, o.overrides);
   const std::vector<int> nodes = o.nodes.empty() ? base.nodes : parse_nodes(o.nodes);
-  const SweepPlan plan = make_plan(o.scenario, o.overrides, o.axes, nodes, o.out_dir);
+  SweepPlan plan = make_plan(o.scenario, o.overrides, o.axes, nodes, o.out_dir);
   std::optional<sim::KeyLocation> nodes_at;
   if (!o.nodes.empty()) nodes_at = sim::KeyLocation{"command line", 0, 0, "--nodes"};
   sim::check_node_counts(base, nodes, nodes_at);
-  for (const auto& combo : plan.combos) {  // every combination must load before anything runs
+  for (const auto& combo : plan.combos) {  // every combination is checked before anything runs
     std::vector<std::string> sets = o.overrides;
     sets.insert(sets.end(), combo.begin(), combo.end());
     // Every node count must be a machine the platform's topology rule builds (sim/cluster.hpp).
-    sim::check_node_counts(sim::load_scenario(o.scenario, sim::parse_overrides(sets)), nodes,
-                           nodes_at);
+    sim::check_node_counts(preflight(o.scenario, sets), nodes, nodes_at);
   }
+  record_inputs(plan);
+  const OutputLock lock(plan.dir);  // two sweeps into one folder would mix their files
   write_plan(plan);
   const std::vector<int> missing = missing_points(plan);
   spdlog::info("sweep: {} points planned in {}, {} with a result, {} to run", plan.points.size(),
@@ -200,7 +219,7 @@ int run_sweep(const SweepOptions& o) {
   }
   std::vector<PointJob> jobs;
   for (int id : missing) jobs.push_back(point_job(plan, id));
-  run_points(jobs, o.jobs);
+  run_points(jobs, o.jobs, o.progress);
   std::fputs(merge_results(plan).c_str(), stdout);
   draw_plots(plan.dir);
   return kExitOk;
@@ -224,6 +243,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("-j,--jobs", opts->jobs, "Points to run in parallel (default: number of cores)")
       ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--progress", opts->progress,
+                "Report points done on stderr even when it is not a terminal (on a terminal: "
+                "always)");
   sub->add_flag("--slurm", opts->slurm,
                 "Plan only, and write Slurm scripts (a job array of the points, a merge job "
                 "after it) to OUT/slurm/; submit with OUT/slurm/submit.sh");

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/run_guard.hpp"
+#include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
 #include "validation/protocol.hpp"
 #include "validation/report.hpp"
@@ -34,24 +37,35 @@ std::string self_exe() {
 }
 
 int run_validate(const ValidateOptions& o) {
+  install_interrupt_handlers();
   const validation::ValidationFile file = validation::load_validation_file(o.file);
   validation::check_node_counts(file);  // a node count no machine can have: exit 1 here
-  std::string work = o.work_dir;
-  if (work.empty()) {
-    work =
-        (std::filesystem::temp_directory_path() / fmt::format("scalecast-validate-{}", ::getpid()))
-            .string();
+  {  // every point's platform, model and GPUs per node, before any simulation
+    std::vector<std::string> systems, models;
+    std::vector<int> gpus_per_node;
+    for (const auto& p : file.points) {
+      systems.push_back(p.system);
+      models.push_back(p.model);
+      gpus_per_node.push_back(p.nodes > 0 ? p.gpus_per_node() : 0);
+    }
+    preflight_validation_file(o.file, systems, models, gpus_per_node);
   }
+  std::optional<OutputLock> lock;  // two validations writing one --json
+  if (!o.json_out.empty()) lock.emplace(o.json_out, OutputLock::Kind::kFile);
+  std::optional<TempDir> tmp;  // private, fresh, removed on exit and after Ctrl-C
+  if (o.work_dir.empty()) tmp.emplace("validate");
+  const std::string work = o.work_dir.empty() ? tmp->path() : o.work_dir;
   validation::RunPredictor predictor(self_exe(), work);
   validation::ProtocolOptions options;
   options.jobs = std::max(1, o.jobs);
   const validation::ValidationRun run = validation::run_protocol(file, predictor, options);
+  // Simulations killed by Ctrl-C read as failed points: print and write nothing from them.
+  throw_if_interrupted();
   const validation::RunSummary summary = validation::summarize(run);
   fmt::print("{}", validation::format_table(file, run, summary));
   if (!o.json_out.empty()) {
     common::write_file_atomic(o.json_out, validation::format_json(file, run, summary));
   }
-  if (o.work_dir.empty()) std::filesystem::remove_all(work);
   // One point's failure does not stop the others (the table and JSON list it as FAILED), but
   // the run did not do what was asked: say so in the exit status.
   if (const int failures = run.failures(); failures > 0) {

@@ -5,14 +5,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "cli/run_guard.hpp"
+#include "common/progress.hpp"
 #include "sim/outputs.hpp"
 
 extern char** environ;
@@ -42,36 +48,56 @@ std::string self_exe() {
   return p.string();
 }
 
-std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& points, int jobs) {
+std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& points, int jobs,
+                                               bool progress) {
   if (jobs <= 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  install_interrupt_handlers();
   const std::string exe = self_exe();
-  const auto tmp =
-      std::filesystem::temp_directory_path() / ("scalecast-points-" + std::to_string(getpid()));
-  std::filesystem::create_directories(tmp);
+  const TempDir tmp("points");  // private (0700, fresh name): its files cannot be redirected
   std::vector<nlohmann::ordered_json> results(points.size());
   std::map<pid_t, Running> running;
   std::size_t next = 0;
   std::string failure;
+  bool input_failure = false;
+  // Points done out of points.size(): on stderr, and only with --progress or a terminal there.
+  std::unique_ptr<common::Progress> bar;
+  if (progress || ::isatty(STDERR_FILENO))
+    bar = std::make_unique<common::Progress>("points", points.size(), 10.0);
+  const auto kill_all = [&] {
+    for (const auto& [pid, r] : running) ::kill(pid, SIGTERM);
+  };
   const auto reap_one = [&] {
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
-    if (pid <= 0) return;
+    if (pid < 0) {
+      if (errno == EINTR) return;  // a signal: the loop checks interrupted()
+      throw std::runtime_error(std::string("waiting for point processes: ") + std::strerror(errno));
+    }
     auto it = running.find(pid);
     if (it == running.end()) return;
     Running r = it->second;
     running.erase(it);
+    unregister_child(pid);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       results[r.index] = nlohmann::ordered_json::parse(read_file(r.json));
-    } else if (failure.empty()) {
+      if (bar) bar->advance(1, std::to_string(points[r.index].nodes) + " nodes");
+    } else if (failure.empty() && !interrupted()) {
       std::string err = read_file(r.err);
       if (err.size() > 2000) err = err.substr(err.size() - 2000);
-      failure = "point with " + std::to_string(points[r.index].nodes) + " nodes failed: " + err;
+      while (!err.empty() && err.back() == '\n') err.pop_back();
+      input_failure = WIFEXITED(status) && WEXITSTATUS(status) == 1;
+      failure = input_failure ? err
+                              : "point with " + std::to_string(points[r.index].nodes) +
+                                    " nodes failed: " + err;
+      kill_all();  // the run fails anyway: do not wait for the others
     }
   };
   while (next < points.size() || !running.empty()) {
-    while (next < points.size() && static_cast<int>(running.size()) < jobs && failure.empty()) {
+    if (interrupted()) kill_all();
+    while (next < points.size() && static_cast<int>(running.size()) < jobs && failure.empty() &&
+           !interrupted()) {
       const PointJob& p = points[next];
-      const std::string base = (tmp / ("point-" + std::to_string(next))).string();
+      const std::string base = tmp.path() + "/point-" + std::to_string(next);
       const std::string json = p.json_path.empty() ? base + ".json" : p.json_path;
       std::vector<std::string> args = {exe, "--quiet", "run", p.scenario};
       for (const std::string& o : p.overrides) args.insert(args.end(), {"--set", o});
@@ -84,26 +110,35 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
       posix_spawn_file_actions_t fa;
       posix_spawn_file_actions_init(&fa);
       posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, (base + ".err").c_str(),
-                                       O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
       pid_t pid = 0;
       const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
       posix_spawn_file_actions_destroy(&fa);
-      if (rc != 0) throw std::runtime_error("cannot start a point process");
+      if (rc != 0) {
+        kill_all();
+        throw std::runtime_error(std::string("cannot start a point process: ") + std::strerror(rc));
+      }
+      register_child(pid);
       running[pid] = {pid, next, json, base + ".err"};
       ++next;
     }
     if (!running.empty()) reap_one();
-    if (!failure.empty() && running.empty()) break;
+    if ((!failure.empty() || interrupted()) && running.empty()) break;
   }
-  std::filesystem::remove_all(tmp);
-  if (!failure.empty()) throw std::runtime_error(failure);
+  throw_if_interrupted();
+  if (!failure.empty()) {
+    if (input_failure) throw ChildInputError(failure);
+    throw std::runtime_error(failure);
+  }
+  if (bar) bar->finish();
   return results;
 }
 
 std::vector<nlohmann::ordered_json> run_with_baselines(const std::string& scenario,
                                                        const std::vector<std::string>& overrides,
                                                        const std::vector<int>& nodes,
-                                                       const std::string& out_dir, int jobs) {
+                                                       const std::string& out_dir, int jobs,
+                                                       bool progress) {
   std::vector<PointJob> points;
   const bool single = nodes.size() == 1;
   for (int n : nodes) {
@@ -116,7 +151,7 @@ std::vector<nlohmann::ordered_json> run_with_baselines(const std::string& scenar
   bool has_one_node = false;
   for (int n : nodes) has_one_node = has_one_node || n == 1;
   if (!has_one_node) points.push_back({scenario, overrides, 1, 0, "", ""});
-  std::vector<nlohmann::ordered_json> res = run_points(points, jobs);
+  std::vector<nlohmann::ordered_json> res = run_points(points, jobs, progress);
   const double tput_gpu = res[nodes.size()]["throughput_samples_per_s"].get<double>();
   double tput_node = 0.0;
   for (std::size_t i = 0; i < nodes.size(); ++i)

@@ -25,15 +25,20 @@ struct PointJob {
   std::string json_path;
 };
 
-// Returns each point's summary JSON in input order; throws std::runtime_error naming the first
-// failed point with its stderr tail.
-std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& points, int jobs);
+// Returns each point's summary JSON in input order. A failed point stops the run (the others are
+// killed): ChildInputError with its message when it exited 1 (bad input: the parent exits 1
+// too), else std::runtime_error naming it with its stderr tail. Interrupted after SIGINT/SIGTERM
+// (point processes killed; finished results kept). `progress`: points done on stderr even when
+// stderr is not a terminal (on a terminal it is always shown).
+std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& points, int jobs,
+                                               bool progress = false);
 
 // Adds scaling efficiency to every point from the 1-GPU and 1-node baselines (run as points
 // too when not in the list), and returns the points sorted by node count.
 std::vector<nlohmann::ordered_json> run_with_baselines(const std::string& scenario,
                                                        const std::vector<std::string>& overrides,
                                                        const std::vector<int>& nodes,
-                                                       const std::string& out_dir, int jobs);
+                                                       const std::string& out_dir, int jobs,
+                                                       bool progress = false);
 
 }  // namespace scalecast::cli

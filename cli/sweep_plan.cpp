@@ -7,8 +7,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
+#include "common/input_file.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 
@@ -26,7 +28,7 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-std::string plan_json(const SweepPlan& p) {
+Json plan_core(const SweepPlan& p) {
   Json j;
   j["workdir"] = p.workdir;
   j["scenario"] = p.scenario;
@@ -34,7 +36,33 @@ std::string plan_json(const SweepPlan& p) {
   j["keys"] = p.keys;
   j["combos"] = p.combos;
   j["nodes"] = p.nodes;
+  return j;
+}
+
+std::string plan_json(const SweepPlan& p) {
+  Json j = plan_core(p);
+  Json inputs = Json::array();
+  for (const SweepPlan::Input& in : p.inputs)
+    inputs.push_back({{"role", in.role}, {"path", in.path}, {"fingerprint", in.fingerprint}});
+  j["inputs"] = inputs;
   return j.dump(2) + "\n";
+}
+
+std::vector<SweepPlan::Input> inputs_of(const Json& j) {
+  std::vector<SweepPlan::Input> out;
+  if (!j.contains("inputs")) return out;
+  for (const Json& in : j.at("inputs"))
+    out.push_back({in.at("role").get<std::string>(), in.at("path").get<std::string>(),
+                   in.at("fingerprint").get<std::string>()});
+  return out;
+}
+
+[[noreturn]] void input_changed(const SweepPlan& plan, const std::string& what) {
+  throw common::ConfigError(
+      "--out", 0, 0, "",
+      fmt::format("{} changed since the sweep in {} was planned (its results would mix old and "
+                  "new inputs); give another --out, or remove {} to start afresh",
+                  what, plan.dir, plan.dir));
 }
 
 std::string points_jsonl(const SweepPlan& p) {
@@ -106,16 +134,52 @@ SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>&
   return plan;
 }
 
+void record_inputs(SweepPlan& plan) {
+  plan.inputs.clear();
+  for (int c = 0; c < static_cast<int>(plan.combos.size()); ++c)
+    for (const InputFile& f : scenario_input_files(plan.scenario, point_sets(plan, c))) {
+      bool seen = false;
+      for (const SweepPlan::Input& in : plan.inputs) seen = seen || in.path == f.path;
+      if (!seen) plan.inputs.push_back({f.role, f.path, file_fingerprint(f.path)});
+    }
+}
+
+void check_inputs(const SweepPlan& plan) {
+  for (const SweepPlan::Input& in : plan.inputs) {
+    std::error_code ec;
+    if (!fs::is_regular_file(in.path, ec))
+      input_changed(plan, fmt::format("the {} file {} (now missing)", in.role, in.path));
+    if (file_fingerprint(in.path) != in.fingerprint)
+      input_changed(plan, fmt::format("the {} file {}", in.role, in.path));
+  }
+}
+
 void write_plan(const SweepPlan& plan) {
   const std::string text = plan_json(plan), lines = points_jsonl(plan);
   const std::string plan_path = plan.dir + "/plan.json";
   if (fs::exists(plan_path)) {
-    if (read_file(plan_path) != text || read_file(plan.dir + "/points.jsonl") != lines)
+    Json old;
+    try {
+      old = Json::parse(read_file(plan_path));
+    } catch (const Json::exception&) {
+      old = Json::object();
+    }
+    const std::vector<SweepPlan::Input> recorded = inputs_of(old);
+    old.erase("inputs");
+    if (old.dump(2) != plan_core(plan).dump(2) || read_file(plan.dir + "/points.jsonl") != lines)
       throw common::ConfigError("command line", 0, 0, "--out",
                                 plan.dir +
                                     " holds another sweep (its plan.json differs from this one); "
                                     "give another --out, or remove the folder to start afresh");
-    return;  // the same sweep: resume it
+    // The same sweep: resume it, unless an input file changed since.
+    if (recorded.empty()) input_changed(plan, "the inputs (the plan records no fingerprints)");
+    for (const SweepPlan::Input& in : plan.inputs) {
+      bool same = false;
+      for (const SweepPlan::Input& r : recorded)
+        same = same || (r.path == in.path && r.fingerprint == in.fingerprint);
+      if (!same) input_changed(plan, fmt::format("the {} file {}", in.role, in.path));
+    }
+    return;
   }
   fs::create_directories(plan.dir + "/results");
   common::write_file_atomic(plan.dir + "/points.jsonl", lines);
@@ -139,6 +203,7 @@ SweepPlan read_plan(const std::string& dir) {
     plan.keys = j.at("keys").get<std::vector<std::string>>();
     plan.combos = j.at("combos").get<std::vector<std::vector<std::string>>>();
     plan.nodes = j.at("nodes").get<std::vector<int>>();
+    plan.inputs = inputs_of(j);
     std::istringstream lines(read_file(plan.dir + "/points.jsonl"));
     for (std::string line; std::getline(lines, line);) {
       const Json p = Json::parse(line);
@@ -187,7 +252,7 @@ std::string merge_results(const SweepPlan& plan) {
         plan.dir, missing.size(), plan.points.size(), id_ranges(missing), plan.scenario, plan.dir,
         plan.dir));
   std::ostringstream csv;
-  for (const std::string& k : plan.keys) csv << k << ',';
+  for (const std::string& k : plan.keys) csv << common::csv_field(k) << ',';
   csv << "nodes,gpus,iteration_time_s,throughput_samples_per_s,efficiency_vs_1_gpu,"
          "efficiency_vs_1_node,compute_s,exposed_comm_s,io_stall_s,copy_s,idle_s,fidelity\n";
   std::string tables;
@@ -208,7 +273,8 @@ std::string merge_results(const SweepPlan& plan) {
     tables += sim::format_table(s, points);
     sim::write_summary(combo_dir(plan, c), s, points);
     for (const Json& p : points) {
-      for (const std::string& kv : plan.combos[c]) csv << kv.substr(kv.find('=') + 1) << ',';
+      for (const std::string& kv : plan.combos[c])
+        csv << common::csv_field(kv.substr(kv.find('=') + 1)) << ',';
       const auto eff = [&](const char* k) {
         const Json& v = p["scaling_efficiency"][k];
         return v.is_null() ? std::string() : fmt::format("{:.9g}", v.get<double>());
@@ -221,7 +287,7 @@ std::string merge_results(const SweepPlan& plan) {
           << fmt::format("{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},", b["compute_s"].get<double>(),
                          b["exposed_comm_s"].get<double>(), b["io_stall_s"].get<double>(),
                          b["copy_s"].get<double>(), b["idle_s"].get<double>())
-          << p["fidelity"].get<std::string>() << '\n';
+          << common::csv_field(p["fidelity"].get<std::string>()) << '\n';
     }
   }
   common::write_file_atomic(plan.dir + "/sweep.csv", csv.str());

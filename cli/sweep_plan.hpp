@@ -32,6 +32,13 @@ struct SweepPlan {
   std::vector<std::vector<std::string>> combos;  // per combination, its KEY=VALUE settings
   std::vector<int> nodes;
   std::vector<PlannedPoint> points;  // in id order
+  // Every file the points read (scenario, platform, GPU catalog, model, calibration databases)
+  // with its fingerprint when planned: a rerun, an array task and the merge refuse to go on when
+  // one changed (old results would come back or mix with new ones).
+  struct Input {
+    std::string role, path, fingerprint;
+  };
+  std::vector<Input> inputs;
 };
 
 // Expands the axes (cartesian product of KEY=V1,V2,...) and the node counts; throws
@@ -39,6 +46,11 @@ struct SweepPlan {
 SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>& overrides,
                     const std::vector<std::string>& axes, const std::vector<int>& nodes,
                     const std::string& dir);
+
+// Fills plan.inputs from the scenario with each combination's overrides.
+void record_inputs(SweepPlan& plan);
+// Throws common::ConfigError naming the first recorded input that changed or disappeared.
+void check_inputs(const SweepPlan& plan);
 
 // Writes plan.json and points.jsonl; when the folder already holds a plan, it must be this one
 // (a rerun resumes it), else a common::ConfigError says so.

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/input_file.hpp"
+
 namespace scalecast::common {
 namespace {
 
@@ -60,15 +62,12 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 
 ConfigNode ConfigNode::load_file(const std::string& path, const std::string& display_name) {
   const std::string name = display_name.empty() ? path : display_name;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(name, 0, 0, "", "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return load_string(buffer.str(), name);
+  return load_string(read_input_file(path, kYamlMaxBytes, name), name);
 }
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);
+  check_utf8(text, name);  // outputs are UTF-8: refuse other bytes here, with their place
   YAML::Node root;
   try {
     root = YAML::Load(text);

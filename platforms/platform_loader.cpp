@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/input_file.hpp"
 #include "platforms/data_dir.hpp"
 #include "platforms/loader_parts.hpp"
 #include "platforms/platform.hpp"
@@ -246,12 +247,9 @@ Platform load_platform(const std::string& name_or_path) {
                                     name_or_path, name_or_path, fmt::join(dirs, ", ")));
     }
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, 0, "", "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  const std::string text = common::read_input_file(path, common::kYamlMaxBytes);
   const std::string base = std::filesystem::path(path).parent_path().string();
-  return parse_platform(buffer.str(), path, base.empty() ? "." : base);
+  return parse_platform(text, path, base.empty() ? "." : base);
 }
 
 }  // namespace scalecast::platforms

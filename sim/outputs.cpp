@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/input_file.hpp"
 #include "common/version.hpp"
 #include "sim/simgrid_info.hpp"
 
@@ -129,9 +130,9 @@ void write_point_files(const std::string& dir, const JobResult& r) {
     o << "node,gpu,iteration,op,stream,start_s,end_s,duration_s,tier,bytes\n";
     for (const Interval* iv : sorted)
       o << iv->rank / r.gpus_per_node << ',' << iv->rank % r.gpus_per_node << ',' << iv->iteration
-        << ',' << iv->name << ',' << to_string(iv->stream) << ',' << num(iv->start_s) << ','
-        << num(iv->end_s) << ',' << num(iv->end_s - iv->start_s) << ',' << iv->tier << ','
-        << num(iv->bytes) << '\n';
+        << ',' << common::csv_field(iv->name) << ',' << to_string(iv->stream) << ','
+        << num(iv->start_s) << ',' << num(iv->end_s) << ',' << num(iv->end_s - iv->start_s) << ','
+        << common::csv_field(iv->tier) << ',' << num(iv->bytes) << '\n';
   });
   common::write_file_atomic(dir + "/trace.json", chrome_trace(r));
 }

@@ -46,7 +46,37 @@ std::pair<int, int> line_col(const std::string& text, std::size_t byte) {
   return {line, col};
 }
 
+// Deepest nesting of arrays and objects accepted: real traces nest 3 or 4 deep; a hostile file
+// nested 100,000 deep would exhaust the stack of the recursive JSON value code.
+constexpr int kMaxJsonDepth = 256;
+
+// Refuses nesting deeper than kMaxJsonDepth before parsing (brackets inside strings skipped).
+void check_json_depth(const std::string& text, const std::string& name) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        const auto [line, col] = line_col(text, i + 1);
+        throw ConfigError(name, line, col, "",
+                          fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 Json parse_json(const std::string& text, const std::string& name) {
+  check_json_depth(text, name);
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
@@ -78,6 +108,8 @@ std::string id_text(const Json& v) {
   return "";
 }
 
+constexpr double kMaxMicroseconds = 4e15;
+
 double number(const Json& event, const char* key, const std::string& name,
               const std::string& where) {
   const auto it = event.find(key);
@@ -86,7 +118,14 @@ double number(const Json& event, const char* key, const std::string& name,
     fail(name, where + "." + key,
          fmt::format("expected a number of microseconds, got {}", it->dump()));
   }
-  return it->get<double>();
+  const double v = it->get<double>();
+  // Microseconds; 4e15 us (about 127 years, beyond any epoch timestamp) keeps every start +
+  // duration in nanoseconds inside a 64-bit integer.
+  if (!std::isfinite(v) || std::fabs(v) > kMaxMicroseconds)
+    fail(name, where + "." + key,
+         fmt::format("expected a finite number of microseconds within +-{:g}, got {}",
+                     kMaxMicroseconds, it->dump()));
+  return v;
 }
 
 std::int64_t to_ns(double us) { return std::llround(us * 1000.0); }

@@ -207,3 +207,75 @@ TEST_SUITE("slow") {
     CHECK(flops / total_s > 1e8);  // a real CPU does more than 0.1 GFLOP/s
   }
 }
+
+TEST_SUITE("unit") {
+  TEST_CASE("pooling jobs are never smaller than their window and measure on the CPU") {
+    // The ResNet global average pool at batch 8: 8 x 2048 outputs, window 7 x 7, stride 7; the
+    // max pool: 3 x 3 windows, stride 2. Rebuilt from the key alone (elements = outputs).
+    const auto key = [](std::int64_t elements, std::int64_t r, std::int64_t stride) {
+      MeasurementKey k{"cpu-host",
+                       "pooling",
+                       "fwd",
+                       scalecast::common::DType::kFp32,
+                       false,
+                       "",
+                       {{"elements", elements}, {"r", r}, {"s", r}, {"stride_h", stride}}};
+      return k;
+    };
+    for (const auto& k : {key(8 * 2048, 7, 7), key(2048, 56, 56), key(8 * 64 * 56 * 56, 3, 2)}) {
+      const scalecast::kernels::KernelRequest req = request_for(k);
+      INFO(k.signature());
+      CHECK(req.conv.h >= req.conv.r);
+      CHECK(req.conv.w >= req.conv.s);
+      const std::int64_t oh = (req.conv.h - req.conv.r) / req.conv.stride_h + 1;
+      const std::int64_t ow = (req.conv.w - req.conv.s) / req.conv.stride_w + 1;
+      const std::int64_t outputs = req.conv.n * req.conv.c * oh * ow;
+      const std::int64_t inputs = req.conv.n * req.conv.c * req.conv.h * req.conv.w;
+      MESSAGE(k.signature() << ": " << req.conv.c << " planes " << req.conv.h << "x" << req.conv.w
+                            << " -> " << outputs << " outputs");
+      const std::int64_t written = k.pass == "fwd" ? outputs : inputs;
+      CHECK(written <= k.dim("elements"));
+      CHECK(written * 2 > k.dim("elements"));  // within a factor 2 of the key's count
+    }
+    // The case of the audit: 2048 outputs of a 56 x 56 window used to become a 45 x 45 plane.
+    auto cpu = scalecast::kernels::make_cpu_backend(quick_timing());
+    CHECK(cpu->measure(request_for(key(2048, 56, 56))).size() == 1);
+  }
+
+  TEST_CASE("a kernel failure names the op being measured") {
+    class Failing : public scalecast::kernels::KernelBackend {
+     public:
+      scalecast::kernels::DeviceInfo device_info() const override {
+        scalecast::kernels::DeviceInfo d;
+        d.backend = "cpu";
+        d.key = "cpu-host";
+        return d;
+      }
+      std::string unsupported_reason(const scalecast::kernels::KernelRequest&) const override {
+        return "";
+      }
+      std::vector<scalecast::kernels::KernelResult> measure(
+          const scalecast::kernels::KernelRequest&) override {
+        throw std::invalid_argument("conv height: filter span 56 exceeds padded input 45");
+      }
+    } failing;
+    MeasurementKey k{"cpu-host",
+                     "pooling",
+                     "fwd",
+                     scalecast::common::DType::kFp32,
+                     false,
+                     "",
+                     {{"elements", 2048}, {"r", 56}, {"s", 56}, {"stride_h", 56}}};
+    const std::vector<CalibrationJob> jobs{{k, request_for(k), 0.0}};
+    Database db;
+    RunnerOptions o;
+    o.show_progress = false;
+    try {
+      run_calibration(failing, jobs, o, db);
+      FAIL("no error");
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()) == "calibrate: " + k.signature() +
+                                         ": conv height: filter span 56 exceeds padded input 45");
+    }
+  }
+}

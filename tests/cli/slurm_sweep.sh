@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A sweep run as a Slurm job array on a single-node Slurm started here (the recipe of
 # docs/architecture.md, "Sweeps and Slurm"): plan with --slurm, submit.sh submits the array
-# and the merge after it; sweep.csv must be byte-identical to the same sweep run locally, and a
+# and the merge after it (in a folder whose path holds a space); sweep.csv must be byte-identical
+# to the same sweep run locally, and a
 # resubmission after losing one result runs only that point. Exit 77 (skipped) when this machine
 # cannot host Slurm: not root, or slurm-wlm/munge missing (scripts/bootstrap.sh installs them).
 # usage: slurm_sweep.sh SCALECAST
@@ -23,9 +24,10 @@ cleanup() {
   rm -rf "$D"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; for f in "$D"/log/*.log "$D"/sweep/slurm/*.out; do [[ -f $f ]] && { echo "== $f"; tail -20 "$f"; }; done; exit 1; }
+fail() { echo "FAIL: $*"; for f in "$D"/log/*.log "$SW"/slurm/*.out; do [[ -f $f ]] && { echo "== $f"; tail -20 "$f"; }; done; exit 1; }
 
 mkdir -p "$D"/{state,spool,run,log}
+SW="$D/my sweep"  # a space in the sweep folder: every path in the generated scripts is quoted
 export SLURM_CONF=$D/slurm.conf
 cat >"$SLURM_CONF" <<CONF
 ClusterName=scalecasttest
@@ -69,17 +71,17 @@ for _ in $(seq 60); do [[ $(sinfo -h -o %t 2>/dev/null) == idle ]] && break; sle
 
 args=(scenarios/summit-resnet50.yaml --nodes 1,2 --axis allreduce.algorithm=ring,tree --set iterations=1)
 "$exe" --quiet sweep "${args[@]}" --out "$D/local" >/dev/null || fail "local sweep"
-"$exe" --quiet sweep "${args[@]}" --slurm --slurm-max-running 2 --out "$D/sweep" || fail "sweep --slurm"
-[[ -x $D/sweep/slurm/submit.sh ]] || fail "no submit.sh"
-SCALECAST_MERGE_WAIT=1 "$D/sweep/slurm/submit.sh" 2>"$D/submit1.txt" >/dev/null || fail "submit: $(cat "$D/submit1.txt")"
+"$exe" --quiet sweep "${args[@]}" --slurm --slurm-max-running 2 --out "$SW" || fail "sweep --slurm"
+[[ -x $SW/slurm/submit.sh ]] || fail "no submit.sh"
+SCALECAST_MERGE_WAIT=1 "$SW/slurm/submit.sh" 2>"$D/submit1.txt" >/dev/null || fail "submit: $(cat "$D/submit1.txt")"
 cat "$D/submit1.txt"
 grep -q "points 0-5" "$D/submit1.txt" || fail "expected the array of points 0-5"
-cmp "$D/local/sweep.csv" "$D/sweep/sweep.csv" || fail "Slurm sweep.csv differs from the local one"
-echo "ok: Slurm job array sweep.csv == local sweep.csv ($(wc -l <"$D/sweep/sweep.csv") lines)"
+cmp "$D/local/sweep.csv" "$SW/sweep.csv" || fail "Slurm sweep.csv differs from the local one"
+echo "ok: Slurm job array sweep.csv == local sweep.csv ($(wc -l <"$SW/sweep.csv") lines)"
 
-rm "$D/sweep/results/point-4.json" "$D/sweep/sweep.csv"
-SCALECAST_MERGE_WAIT=1 "$D/sweep/slurm/submit.sh" 2>"$D/submit2.txt" >/dev/null || fail "resubmit: $(cat "$D/submit2.txt")"
+rm "$SW/results/point-4.json" "$SW/sweep.csv"
+SCALECAST_MERGE_WAIT=1 "$SW/slurm/submit.sh" 2>"$D/submit2.txt" >/dev/null || fail "resubmit: $(cat "$D/submit2.txt")"
 cat "$D/submit2.txt"
 grep -q "points 4$" "$D/submit2.txt" || fail "expected a resubmission of point 4 only"
-cmp "$D/local/sweep.csv" "$D/sweep/sweep.csv" || fail "resumed sweep.csv differs"
+cmp "$D/local/sweep.csv" "$SW/sweep.csv" || fail "resumed sweep.csv differs"
 echo "ok: a resubmission runs only the missing point and merges the same sweep.csv"

@@ -125,7 +125,7 @@ TEST_SUITE("unit") {
 
   TEST_CASE("missing file") {
     CHECK(error_of([] { ConfigNode::load_file("/nonexistent/x.yaml"); }) ==
-          "/nonexistent/x.yaml: error: cannot open file");
+          "/nonexistent/x.yaml: error: cannot open file: No such file or directory");
   }
 
   TEST_CASE("empty value where a quantity is expected") {

@@ -213,8 +213,10 @@ TEST_SUITE("unit") {
 
   TEST_CASE("load_model tells zoo names from files") {
     CHECK(load_model("resnet50").name == "resnet50");
-    CHECK_THROWS_WITH_AS(load_model("models/examples/missing.yaml"),
-                         "models/examples/missing.yaml: error: cannot open file", ConfigError);
+    CHECK_THROWS_WITH_AS(
+        load_model("models/examples/missing.yaml"),
+        "models/examples/missing.yaml: error: cannot open file: No such file or directory",
+        ConfigError);
     CHECK_THROWS_AS(load_model("resnet-50"), std::invalid_argument);
   }
 }

@@ -226,6 +226,36 @@ TEST_SUITE("unit") {
           "t.json: error: traceEvents: expected an array of events");
   }
 
+  TEST_CASE("hostile traces with absurd times or deep nesting and non-regular files are refused") {
+    // dur 1e300 used to overflow the nanosecond sums (negative totals, exit 0).
+    CHECK(json_error(R"([{"ph": "X", "ts": 1, "dur": 1e300}])", TraceFormat::kChrome) ==
+          "t.json: error: traceEvents[0].dur: expected a finite number of microseconds within "
+          "+-4e+15, got 1e+300");
+    CHECK(json_error(R"([{"ph": "X", "ts": 1, "dur": 2}, {"ph": "B", "ts": -5e16}])",
+                     TraceFormat::kChrome) ==
+          "t.json: error: traceEvents[1].ts: expected a finite number of microseconds within "
+          "+-4e+15, got -5e+16");
+    // 100,000 nested arrays used to crash (stack overflow in the JSON value code).
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    CHECK(json_error(deep) == "t.json:1:257: error: JSON nested deeper than 256 levels");
+    // Brackets inside strings do not count.
+    CHECK(json_error(R"([{"ph": "X", "name": ")" + std::string(300, '[') +
+                     R"(", "ts": 1, "dur": 2}])") == "<no error>");
+    // /dev/zero used to be read forever; a folder is no trace either.
+    const auto read_error = [](const std::string& path) {
+      try {
+        read_trace(path, {});
+      } catch (const ConfigError& e) {
+        return std::string(e.what());
+      }
+      return std::string("<no error>");
+    };
+    CHECK(read_error("/dev/zero") ==
+          "/dev/zero: error: expected a regular file (not a device, FIFO or folder)");
+    CHECK(read_error("/nonexistent/t.json") ==
+          "/nonexistent/t.json: error: cannot open the trace file");
+  }
+
   TEST_CASE("malformed nsys exports give precise errors") {
     const std::string db = make_nsys_db("nsys_no_kernels.sql", "nsys_no_kernels.sqlite");
     TraceReadOptions options;

@@ -144,3 +144,27 @@ TEST_SUITE("unit") {
     write_summary(target, s, {point});
   }
 }
+
+TEST_SUITE("unit") {
+  TEST_CASE("ops.csv quotes names holding commas or quotes (RFC 4180)") {
+    JobResult r;
+    r.nodes = 1;
+    r.gpus_per_node = 1;
+    r.gpus = 1;
+    r.iterations.push_back({});
+    r.iterations.back().end_s = 1.0;
+    Interval iv;
+    iv.name = "block1,conv \"3x3\"";
+    iv.tier = "exact";
+    iv.end_s = 0.5;
+    r.intervals.push_back(iv);
+    const auto dir = std::filesystem::temp_directory_path() / "scalecast_ops_csv_quoting";
+    std::filesystem::remove_all(dir);
+    write_point_files(dir.string(), r);
+    const std::string ops = slurp((dir / "ops.csv").string());
+    CHECK(ops ==
+          "node,gpu,iteration,op,stream,start_s,end_s,duration_s,tier,bytes\n"
+          "0,0,0,\"block1,conv \"\"3x3\"\"\",compute,0,0.5,0.5,exact,0\n");
+    std::filesystem::remove_all(dir);
+  }
+}

@@ -1,0 +1,137 @@
+#include "cli/run_guard.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "common/config_error.hpp"
+
+namespace scalecast::cli {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+// Lock-free slots, so the signal handler reads them safely (0: free).
+std::array<std::atomic<pid_t>, 4096> g_children{};
+
+void on_signal(int) {
+  g_interrupted = 1;
+  for (auto& c : g_children) {
+    const pid_t pid = c.load();
+    if (pid > 0) ::kill(pid, SIGTERM);
+  }
+}
+
+}  // namespace
+
+void install_interrupt_handlers() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;  // no SA_RESTART: waitpid returns EINTR; a second signal kills
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool interrupted() { return g_interrupted != 0; }
+
+void throw_if_interrupted() {
+  if (interrupted()) throw Interrupted();
+}
+
+void register_child(pid_t pid) {
+  for (auto& c : g_children) {
+    pid_t free = 0;
+    if (c.compare_exchange_strong(free, pid)) break;
+  }
+  if (interrupted()) ::kill(pid, SIGTERM);  // started while the handler ran
+}
+
+void unregister_child(pid_t pid) {
+  for (auto& c : g_children) {
+    pid_t mine = pid;
+    if (c.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
+TempDir::TempDir(const std::string& tag) {
+  const char* env = std::getenv("TMPDIR");
+  std::string base = env != nullptr && *env != '\0' ? env : "/tmp";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(base, ec)) base = "/tmp";
+  std::string pattern = fmt::format("{}/scalecast-{}-XXXXXX", base, tag);
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  if (::mkdtemp(buf.data()) == nullptr)
+    throw std::runtime_error(
+        fmt::format("cannot create a temporary folder {}: {}", pattern, std::strerror(errno)));
+  path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);  // remove_all does not follow symlinks inside
+}
+
+OutputLock::OutputLock(const std::string& target, Kind kind) {
+  const std::string& dir = target;
+  if (kind == Kind::kFolder) {
+    std::filesystem::create_directories(target);
+    path_ = target + "/.lock";
+  } else {
+    path_ = target + ".lock";
+  }
+  for (int attempt = 0;; ++attempt) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw common::ConfigError(
+          "--out", 0, 0, "",
+          fmt::format("{}: cannot create the lock file: {}", path_, std::strerror(errno)));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char pid[32] = {};
+      const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
+      ::close(fd_);
+      fd_ = -1;
+      throw common::ConfigError(
+          "--out", 0, 0, "",
+          fmt::format("{} is in use by pid {} (another scalecast run writes there); wait for it "
+                      "to finish or give another --out",
+                      dir, n > 0 ? std::string(pid, static_cast<std::size_t>(n)) : "?"));
+    }
+    // The previous holder may have removed the file between our open and flock: then this lock
+    // is on a dead inode; try again on the new file.
+    struct stat held {
+    }, now{};
+    if (::fstat(fd_, &held) == 0 && ::lstat(path_.c_str(), &now) == 0 &&
+        held.st_ino == now.st_ino && held.st_dev == now.st_dev)
+      break;
+    ::close(fd_);
+    fd_ = -1;
+    if (attempt > 100) throw std::runtime_error(path_ + ": cannot take the lock");
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    // The pid is only for the message of a second run; the lock itself holds.
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ < 0) return;
+  ::unlink(path_.c_str());  // while still holding the lock: no one else holds this inode
+  ::close(fd_);
+}
+
+}  // namespace scalecast::cli

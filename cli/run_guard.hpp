@@ -1,0 +1,71 @@
+#pragma once
+// What keeps a scalecast run from damaging anything but its own results: private temporary
+// folders (mkdtemp under $TMPDIR, else /tmp; removed on exit, also after Ctrl-C), an exclusive
+// lock on an output folder (two runs into one --out would mix their files), and interruption:
+// SIGINT/SIGTERM kill the point processes, unwind (temporary folders removed, locks released,
+// finished results kept: each is written atomically) and exit 130.
+
+#include <sys/types.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace scalecast::cli {
+
+// Exit status after SIGINT/SIGTERM (128 + SIGINT, what shells report for Ctrl-C).
+inline constexpr int kExitInterrupted = 130;
+
+// Thrown where the process notices an interruption; run_main() turns it into exit 130.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+// A point process failed on bad input (exit 1): its message, so the parent exits 1 too.
+class ChildInputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Installs the SIGINT/SIGTERM handlers (once per process; a second signal kills at once).
+void install_interrupt_handlers();
+// True once SIGINT or SIGTERM arrived.
+bool interrupted();
+// Throws Interrupted when interrupted().
+void throw_if_interrupted();
+// Point processes the handler kills (SIGTERM) when the run is interrupted.
+void register_child(pid_t pid);
+void unregister_child(pid_t pid);
+
+// A fresh private folder "$TMPDIR/scalecast-<tag>-XXXXXX" (mode 0700, mkdtemp: never an existing
+// path, so a planted symlink cannot redirect it); removed with its contents on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// An exclusive, non-blocking flock held for the object's life, then its lock file is removed:
+// on `target`/.lock for an output folder (created if missing), on `target`.lock for an output
+// file. Another holder: common::ConfigError "TARGET is in use by pid N (another scalecast run
+// writes there); wait for it to finish or give another --out".
+class OutputLock {
+ public:
+  enum class Kind { kFolder, kFile };
+  explicit OutputLock(const std::string& target, Kind kind = Kind::kFolder);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+}  // namespace scalecast::cli

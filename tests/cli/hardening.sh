@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Hostile-user checks of the command line (issue 14 part B), one case per ctest entry. Each
+# case checks the exit status as well as the output.
+# usage: hardening.sh SCALECAST CASE
+set -uo pipefail
+exe=$1
+case_name=$2
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+fail() { echo "FAIL ($case_name): $*"; exit 1; }
+# expect RC PATTERN CMD...: runs CMD, checks the exit status and that stderr matches PATTERN.
+expect() {
+  local want=$1 pattern=$2
+  shift 2
+  "$@" >"$D/out.txt" 2>"$D/err.txt"
+  local rc=$?
+  [[ $rc -eq $want ]] || fail "exit $rc, expected $want: $* ; stderr: $(cat "$D/err.txt")"
+  [[ -z $pattern ]] || grep -Eq -- "$pattern" "$D/err.txt" || fail "stderr does not match '$pattern': $(cat "$D/err.txt")"
+}
+scen=scenarios/summit-resnet50.yaml
+quick=(--set 'nodes=[1,2]' --set iterations=1)
+
+case $case_name in
+utf8_name)
+  # A Latin-1 byte in the scenario name used to crash the JSON writer after the simulations ran,
+  # leaving a folder without summary.json (exit 4).
+  printf 'name: caf\xe9\nplatform: summit\nmodel: resnet50\nnodes: 1\n' >"$D/s.yaml"
+  expect 1 "^$D/s.yaml:1:10: error: invalid UTF-8 \(byte 0xE9\); save the file as UTF-8$" \
+    "$exe" run "$D/s.yaml" --out "$D/out"
+  [[ ! -e $D/out ]] || fail "a result folder was created"
+  expect 1 "^--set:1:9: error: invalid UTF-8 \(byte 0xE9\); save the file as UTF-8$" \
+    "$exe" run "$scen" --set "name=caf"$'\xe9' --out "$D/out"
+  [[ ! -e $D/out ]] || fail "a result folder was created (--set)"
+  ;;
+sweep_edited_input)
+  # Editing the scenario after a sweep and rerunning into the same --out used to bring the old
+  # results back; now the changed file is named and the sweep refused (exit 1).
+  cp "$scen" "$D/s.yaml"
+  "$exe" -q sweep "$D/s.yaml" --nodes 1 --set iterations=1 --out "$D/sw" >/dev/null || fail "first sweep"
+  sed -i 's/^batch_per_gpu: .*/batch_per_gpu: 128/' "$D/s.yaml"
+  grep -q '^batch_per_gpu: 128' "$D/s.yaml" || fail "the edit did not apply"
+  expect 1 "^--out: error: the scenario file $D/s.yaml changed since the sweep in $D/sw was planned" \
+    "$exe" sweep "$D/s.yaml" --nodes 1 --set iterations=1 --out "$D/sw"
+  expect 1 "the scenario file $D/s.yaml changed" "$exe" sweep --run-task 0 --out "$D/sw"
+  expect 1 "the scenario file $D/s.yaml changed" "$exe" sweep --merge --out "$D/sw"
+  # Unchanged inputs still resume (nothing to run).
+  sed -i 's/^batch_per_gpu: 128/batch_per_gpu: 256/' "$D/s.yaml"
+  cmp -s "$D/s.yaml" "$scen" || fail "could not restore the scenario"
+  expect 0 "2 points planned in $D/sw, 2 with a result, 0 to run" \
+    "$exe" sweep "$D/s.yaml" --nodes 1 --set iterations=1 --out "$D/sw"
+  ;;
+slurm_paths_with_spaces)
+  # The generated scripts quote every path: run them by hand (as Slurm would) on a sweep folder
+  # whose path holds a space and a quote.
+  out="$D/my sweep's out"
+  "$exe" -q sweep "$scen" --nodes 1 --set iterations=1 --slurm --sbatch='--comment=a b' \
+    --out "$out" >/dev/null || fail "sweep --slurm"
+  for f in array merge submit; do bash -n "$out/slurm/$f.sh" || fail "$f.sh: syntax"; done
+  grep -q -- "'--comment=a b'" "$out/slurm/submit.sh" || fail "sbatch argument not quoted"
+  for id in 0 1; do
+    SLURM_ARRAY_TASK_ID=$id bash "$out/slurm/array.sh" >"$D/task.txt" 2>&1 || fail "array.sh task $id: $(cat "$D/task.txt")"
+  done
+  bash "$out/slurm/merge.sh" >"$D/merge.txt" 2>&1 || fail "merge.sh: $(cat "$D/merge.txt")"
+  [[ -s $out/sweep.csv ]] || fail "no sweep.csv"
+  ;;
+temp_folders)
+  # Temporary folders are private (mkdtemp under $TMPDIR) and removed after the run (the
+  # interrupt case checks the same after SIGINT); symlinks planted at the old predictable names
+  # (scalecast-points-PID) are never followed.
+  mkdir "$D/tmp" "$D/victim"
+  for p in $(seq $(($$ + 1)) $(($$ + 200))); do ln -s "$D/victim" "$D/tmp/scalecast-points-$p"; done
+  TMPDIR=$D/tmp "$exe" -q run "$scen" "${quick[@]}" >/dev/null 2>"$D/err.txt" || fail "run: $(cat "$D/err.txt")"
+  [[ -z $(ls -A "$D/victim") ]] || fail "files written through a planted symlink: $(ls "$D/victim")"
+  find "$D/tmp" -mindepth 1 ! -type l | grep -q . && fail "left in TMPDIR: $(find "$D/tmp" ! -type l)"
+  ;;
+interrupt)
+  # SIGINT while points run: the point processes are killed, the temporary folder and the lock
+  # are removed, the exit status is 130.
+  mkdir "$D/tmp"
+  TMPDIR=$D/tmp "$exe" -q run "$scen" --set 'nodes=[16,32]' --set fidelity=flow \
+    --set iterations=3 -j 2 --out "$D/out" >/dev/null 2>"$D/err.txt" &
+  pid=$!
+  for _ in $(seq 100); do
+    [[ -n $(ls "$D/tmp") && -n $(pgrep -P $pid) ]] && break
+    sleep 0.1
+  done
+  children=$(pgrep -P $pid | tr '\n' ' ')
+  [[ -n $children ]] || fail "no point process started"
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  [[ $rc -eq 130 ]] || fail "exit $rc after SIGINT, expected 130: $(cat "$D/err.txt")"
+  grep -q "interrupted" "$D/err.txt" || fail "no message: $(cat "$D/err.txt")"
+  for c in $children; do kill -0 "$c" 2>/dev/null && fail "point process $c still runs"; done
+  [[ -z $(ls -A "$D/tmp") ]] || fail "left in TMPDIR: $(ls -A "$D/tmp")"
+  [[ ! -e $D/out/.lock ]] || fail "lock file left"
+  ;;
+interrupt_validate)
+  # SIGINT during validate: the killed simulations are not reported as results (no table, no
+  # --json), the work folder and the lock are removed, exit 130.
+  mkdir "$D/tmp"
+  TMPDIR=$D/tmp "$exe" validate validation/public.yaml --json "$D/v.json" >"$D/out.txt" 2>"$D/err.txt" &
+  pid=$!
+  for _ in $(seq 100); do [[ -n $(pgrep -P $pid) && -n $(ls "$D/tmp") ]] && break; sleep 0.1; done
+  sleep 1
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  [[ $rc -eq 130 ]] || fail "exit $rc after SIGINT, expected 130: $(cat "$D/err.txt")"
+  grep -q "^scalecast: interrupted" "$D/err.txt" || fail "no message: $(cat "$D/err.txt")"
+  [[ ! -s $D/out.txt && ! -e $D/v.json && ! -e $D/v.json.lock ]] || fail "results written after SIGINT"
+  [[ -z $(ls -A "$D/tmp") ]] || fail "left in TMPDIR: $(ls -A "$D/tmp")"
+  ;;
+concurrent_out)
+  # Two runs into one --out: the second is refused while the first holds the folder.
+  "$exe" -q run "$scen" --set 'nodes=[8]' --set fidelity=flow --set iterations=2 -j 1 \
+    --out "$D/out" >/dev/null 2>"$D/first.txt" &
+  pid=$!
+  for _ in $(seq 100); do [[ -e $D/out/.lock ]] && break; sleep 0.05; done
+  [[ -e $D/out/.lock ]] || fail "the first run took no lock"
+  expect 1 "^--out: error: $D/out is in use by pid $pid \(another scalecast run writes there\)" \
+    "$exe" -q run "$scen" "${quick[@]}" --out "$D/out"
+  wait $pid || fail "the first run failed: $(cat "$D/first.txt")"
+  [[ ! -e $D/out/.lock ]] || fail "lock file left"
+  expect 0 "" "$exe" -q run "$scen" "${quick[@]}" --out "$D/out"
+  ;;
+disk_full)
+  # A full disk: exit 1, the path and "No space left on device", no temporary files left.
+  mkdir "$D/full"
+  mount -t tmpfs -o size=64k tmpfs "$D/full" 2>/dev/null || { echo "skip: cannot mount a tmpfs (needs root)"; exit 77; }
+  trap 'umount "$D/full"; rm -rf "$D"' EXIT
+  expect 1 "^$D/full/out/nodes-[12]/[a-z]+\.(csv|json): error: cannot write: No space left on device" \
+    "$exe" -q run "$scen" "${quick[@]}" --out "$D/full/out"
+  find "$D/full" -name '*.tmp.*' | grep -q . && fail "temporary files left: $(find "$D/full" -name '*.tmp.*')"
+  [[ ! -e $D/full/out ]] || fail "the half-written result folder was left: $(find "$D/full/out")"
+  ;;
+progress)
+  # --progress reports on stderr only; stdout and result files are the same as without it.
+  "$exe" run "$scen" "${quick[@]}" --out "$D/a" >"$D/a.txt" 2>/dev/null || fail "run"
+  "$exe" run "$scen" "${quick[@]}" --progress --out "$D/b" >"$D/b.txt" 2>"$D/b.err" || fail "run --progress"
+  grep -Eq '\[progress\] points 3/3 ' "$D/b.err" || fail "no progress line: $(cat "$D/b.err")"
+  cmp "$D/a.txt" "$D/b.txt" || fail "stdout differs with --progress"
+  diff -r "$D/a" "$D/b" >/dev/null || fail "result files differ with --progress"
+  ;;
+any_directory)
+  # The default scenario runs from any working directory (its calibration database resolves in
+  # the data directory).
+  root=$PWD
+  (cd "$D" && "$exe" -q run "$root/$scen" "${quick[@]}") >"$D/out.txt" 2>"$D/err.txt" || fail "from $D: $(cat "$D/err.txt")"
+  grep -q "summit-resnet50" "$D/out.txt" || fail "no table"
+  ;;
+deep_trace)
+  # A trace nested 100,000 deep used to crash compare-trace (segfault); dur 1e300 gave negative
+  # sums and exit 0; /dev/zero as a platform was read forever.
+  python3 -c 'print("[" * 100000 + "]" * 100000)' >"$D/deep.json"
+  expect 1 "^$D/deep.json:1:257: error: JSON nested deeper than 256 levels$" \
+    "$exe" compare-trace "$D/deep.json" --scenario validation/public.yaml
+  echo '[{"ph": "X", "name": "k", "ts": 1, "dur": 1e300}]' >"$D/dur.json"
+  expect 1 "traceEvents\[0\]\.dur: expected a finite number of microseconds" \
+    "$exe" compare-trace "$D/dur.json" --scenario validation/public.yaml
+  printf 'name: z\nplatform: /dev/zero\nmodel: resnet50\nnodes: 1\n' >"$D/z.yaml"
+  expect 1 "^$D/z.yaml:2:11: error: platform: expected a platform file, '/dev/zero' is not a regular file$" \
+    timeout 20 "$exe" run "$D/z.yaml"
+  ;;
+preflight)
+  # Checks made in the parent before any point runs, exit 1 with file:line:col (GPUs per node
+  # used to be clamped silently; an unknown model or a missing database failed in every point
+  # process, exit 4; a validation point on an unknown system was reported "not fitted", exit 0).
+  printf 'name: g\nplatform: summit\nmodel: resnet50\nnodes: 1\ngpus_per_node: 8\n' >"$D/g.yaml"
+  expect 1 "^$D/g.yaml:5:16: error: gpus_per_node: expected at most 6 \(the GPUs of summit's nodes\), got 8$" \
+    "$exe" run "$D/g.yaml" --out "$D/out"
+  [[ ! -e $D/out ]] || fail "a result folder was created"
+  expect 1 "^--set: error: model: unknown model 'resnet5' \(did you mean 'resnet50'\?\)$" \
+    "$exe" run "$scen" --set model=resnet5
+  printf 'name: c\nplatform: summit\nmodel: resnet50\nnodes: 1\ncalibration: [ok.yaml, missing.yaml]\n' >"$D/c.yaml"
+  cp calibration/data/deepbench-v100.yaml "$D/ok.yaml"
+  expect 1 "^$D/c.yaml:5:24: error: calibration\[1\]: no calibration database file 'missing.yaml'" \
+    "$exe" sweep "$D/c.yaml" --out "$D/sw"
+  printf 'name: p\nplatform: nosuch\nmodel: resnet50\nnodes: 1\n' >"$D/p.yaml"
+  expect 1 "^$D/p.yaml:2:11: error: platform: no platform named 'nosuch'" \
+    "$exe" sweep "$D/p.yaml" --axis allreduce.algorithm=ring,tree --out "$D/sw"
+  # An error inside a referenced file names that file.
+  printf 'name: b\nplatform: summit\nmodel: resnet50\nnodes: 1\ncalibration: [bad.yaml]\n' >"$D/b.yaml"
+  printf 'format: scalecast-calibration\nversion: 1\nsources: []\nmeasurements: 7\n' >"$D/bad.yaml"
+  expect 1 "^$D/bad.yaml:[0-9]+:[0-9]+: error: " "$exe" run "$D/b.yaml"
+  sed -n 1,23p validation/public.yaml >"$D/v.yaml"
+  sed -i 's/system: "dgx1-v100"/system: "nosuch"/' "$D/v.yaml"
+  expect 1 "^$D/v.yaml:11:13: error: points\[0\]\.system: no platform named 'nosuch'" \
+    "$exe" validate "$D/v.yaml"
+  ;;
+calibrate_blocks)
+  # Pooling jobs used to be rebuilt smaller than their window ("filter span 56 exceeds padded
+  # input 45", naming no op); every kernel of the block model now measures.
+  expect 0 "" "$exe" calibrate --backend cpu --models models/examples/resnet_blocks.yaml \
+    --batch 8 --min-sample-time 1e-4 --out "$D/cal.yaml"
+  grep -q "calibrate: 33 measured, 0 already present, 0 unsupported on cpu" "$D/out.txt" ||
+    fail "summary: $(cat "$D/out.txt")"
+  grep -q 'op: pooling, pass: "bwd_data".*r: 56, s: 56' "$D/cal.yaml" || fail "no global-pool backward row"
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+echo "ok: $case_name"
