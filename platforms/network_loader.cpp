@@ -53,7 +53,8 @@ Network parse_network(const ConfigNode& node) {
   Network n;
   const ConfigNode topo = node.required("topology");
   const std::string t = topo.as_string();
-  const std::vector<std::string> common_keys = {"topology", "port_bandwidth", "description"};
+  const std::vector<std::string> common_keys = {"topology", "port_bandwidth", "description",
+                                                "sharp"};
   std::vector<std::string> keys = common_keys;
   if (t == "fat_tree") {
     n.topology = Topology::kFatTree;
@@ -75,6 +76,7 @@ Network parse_network(const ConfigNode& node) {
   }
   node.check_keys(keys);
   n.port_bandwidth_Bps = node.required("port_bandwidth").as_quantity(Quantity::kBandwidth);
+  n.sharp = node.bool_or("sharp", false);
   switch (n.topology) {
     case Topology::kFatTree:
       for (const ConfigNode& level : node.required("levels").items()) {
