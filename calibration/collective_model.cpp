@@ -131,6 +131,8 @@ std::vector<CollectiveChoice> CollectiveModel::candidates(double bytes) const {
 
 CollectiveChoice CollectiveModel::choose(double bytes, std::optional<NcclAlgo> algo,
                                          std::optional<NcclProto> proto) const {
+  // One rank: nothing to reduce (NCCL's tuner returns before its tables), a zero-time copy.
+  if (topology_.ranks == 1) return CollectiveChoice{};
   const CollectiveChoice* best = nullptr;
   const std::vector<CollectiveChoice> all = candidates(bytes);
   for (const CollectiveChoice& c : all) {
@@ -185,9 +187,8 @@ int CollectiveModel::use_measurements(const Database& db, const std::string& dev
   return applicable;
 }
 
-NcclTopology nccl_topology(const platforms::Platform& platform, int node_type, int nodes,
-                           int gpus_per_node) {
-  const platforms::NodeType& t = platform.node_types.at(node_type);
+NcclTopology nccl_topology(const platforms::Platform& platform, const platforms::NodeType& t,
+                           int nodes, int gpus_per_node) {
   if (nodes < 1 || gpus_per_node < 1 || gpus_per_node > t.gpu_count)
     throw std::invalid_argument(fmt::format("collective model: {} nodes x {} GPUs on node type {}",
                                             nodes, gpus_per_node, t.name));

@@ -81,12 +81,12 @@ class CollectiveModel {
   std::map<MeasuredCollectiveKey, AlphaBetaFit> measured_;
 };
 
-// NCCL's view of `nodes` nodes of `platform`'s node type `node_type`, `gpus_per_node` GPUs
+// NCCL's view of `nodes` nodes of node type `t` of `platform`, `gpus_per_node` GPUs
 // each: compute capability from the GPU catalog key, NVLink/NVSwitch from the node's links,
 // GPU and NIC bandwidths, CollNet from `network.sharp`, channels as NCCL's graph search would
 // find them (fewest channels at its fastest per-channel speed, then duplicated).
-NcclTopology nccl_topology(const platforms::Platform& platform, int node_type, int nodes,
-                           int gpus_per_node);
+NcclTopology nccl_topology(const platforms::Platform& platform, const platforms::NodeType& t,
+                           int nodes, int gpus_per_node);
 
 std::optional<NcclAlgo> parse_nccl_algo(std::string_view text);
 std::optional<NcclProto> parse_nccl_proto(std::string_view text);

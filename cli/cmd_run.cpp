@@ -36,7 +36,7 @@ struct RunOptions {
 // priced through the calibrated model's tiers (exact, interpolated, fitted, datasheet), with the
 // scenario's framework efficiency. A relative database path is tried as given, then next to the
 // scenario file.
-std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s) {
+calibration::Database scenario_database(const sim::Scenario& s) {
   calibration::Database db;
   for (const std::string& path : s.calibration) {
     std::string found = path;
@@ -44,6 +44,11 @@ std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s) 
     if (!std::filesystem::exists(found) && std::filesystem::exists(beside)) found = beside.string();
     db.merge(cached_database(found));  // parsed once per process (a server preloads)
   }
+  return db;
+}
+
+std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s,
+                                                        const calibration::Database& db) {
   calibration::CostModelOptions options;
   options.framework_efficiency = s.framework_efficiency;
   return std::make_unique<calibration::CalibratedCostModel>(db, options);
@@ -52,8 +57,9 @@ std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s) 
 int run_one_point(const RunOptions& o) {
   const sim::Scenario s = sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides));
   const auto t0 = std::chrono::steady_clock::now();
-  const auto cost_model = make_cost_model(s);
-  const sim::JobResult r = sim::run_point(s, {o.point, o.point_gpus}, *cost_model);
+  const calibration::Database db = scenario_database(s);
+  const auto cost_model = make_cost_model(s, db);
+  const sim::JobResult r = sim::run_point(s, {o.point, o.point_gpus}, *cost_model, &db);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("point {} nodes x {} GPUs: {:.3f} s simulated per iteration, {:.2f} s wall", r.nodes,
                r.gpus_per_node, r.iteration_time_s, wall);

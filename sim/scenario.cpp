@@ -1,5 +1,7 @@
 #include "sim/scenario.hpp"
 
+#include "calibration/collective_model.hpp"
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -85,11 +87,17 @@ std::int64_t load_seq_len(const ConfigNode& n, const std::string& model_name) {
 }
 
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
-  a.check_keys({"library", "algorithm", "inter_node", "fusion_buffer", "cycle_time", "chunks"});
+  a.check_keys(
+      {"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time", "chunks"});
   if (auto v = a.optional("library"))
     c.library = enum_value<Library>(*v, parse_library, "nccl, mpi");
   if (auto v = a.optional("algorithm"))
-    c.algorithm = enum_value<Algorithm>(*v, parse_algorithm, "ring, tree, hierarchical, auto");
+    c.algorithm = enum_value<Algorithm>(
+        *v, parse_algorithm,
+        "auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct, collnet_chain");
+  if (auto v = a.optional("protocol"); v && v->as_string() != "auto")
+    c.protocol = enum_value<calibration::NcclProto>(*v, calibration::parse_nccl_proto,
+                                                    "auto, ll, ll128, simple");
   if (auto v = a.optional("inter_node")) {
     c.inter_node = enum_value<Algorithm>(*v, parse_algorithm, "ring, tree");
     if (c.inter_node != Algorithm::kRing && c.inter_node != Algorithm::kTree)

@@ -72,7 +72,8 @@ double sample_bytes(const Scenario& s, const models::Model& m, const models::Tra
 }  // namespace
 
 JobResult run_point(const Scenario& s, const PointRequest& request,
-                    const calibration::CostModel& cost_model) {
+                    const calibration::CostModel& cost_model,
+                    const calibration::Database* collectives_db) {
   const platforms::Platform machine = platforms::load_platform(s.platform);
   const int total = machine.total_nodes();
   if (request.nodes < 1 || request.nodes > total)
@@ -124,6 +125,16 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
     spec.node_program = std::move(node_program);
   }
   spec.allreduce = s.allreduce;
+  if (s.allreduce.library == Library::kNccl) {
+    // NCCL's tuning model for this communicator: the first node's type stands for the job's.
+    auto tuner = std::make_shared<calibration::CollectiveModel>(calibration::nccl_topology(
+        machine, platform->node_type(spec.nodes.front()), request.nodes, spec.gpus_per_node));
+    if (collectives_db) tuner->use_measurements(*collectives_db, types.front()->name);
+    // An algorithm or protocol the machine cannot run is an input error, before simulating.
+    tuner->choose(s.allreduce.fusion_bytes > 0 ? s.allreduce.fusion_bytes : 1.0,
+                  nccl_algo_of(s.allreduce.algorithm), s.allreduce.protocol);
+    spec.collectives = std::move(tuner);
+  }
   spec.fidelity =
       resolve_fidelity(s.fidelity, request.nodes * spec.gpus_per_node, s.flow_limit_gpus);
   spec.warmup = s.warmup;

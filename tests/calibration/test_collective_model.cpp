@@ -128,17 +128,17 @@ TEST_SUITE("unit") {
 
   TEST_CASE("collective model: topology of shipped platforms") {
     const auto h100 = scalecast::platforms::load_platform("dgx-h100-superpod");
-    const NcclTopology one = nccl_topology(h100, 0, 1, 8);
+    const NcclTopology one = nccl_topology(h100, h100.node_types[0], 1, 8);
     CHECK(one.compute_capability == 90);
     CHECK(one.nvls);
     CHECK(one.collnet);  // network.sharp: true
     CHECK(one.intra_bw_GBps == rel(450.0));
     CHECK(one.channels == 16);
-    const NcclTopology many = nccl_topology(h100, 0, 32, 8);
+    const NcclTopology many = nccl_topology(h100, h100.node_types[0], 32, 8);
     CHECK(many.inter_bw_GBps == rel(400.0));
     CHECK(many.nic_near_gpu);
     const auto summit = scalecast::platforms::load_platform("summit");
-    const NcclTopology s = nccl_topology(summit, 0, 4, 6);
+    const NcclTopology s = nccl_topology(summit, summit.node_types[0], 4, 6);
     CHECK(s.compute_capability == 70);
     CHECK(s.power_cpu);
     CHECK_FALSE(s.nvls);
