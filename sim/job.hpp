@@ -50,6 +50,9 @@ struct JobSpec {
   // NCCL's tuning model for this job's communicator (collective_config.hpp); null: the flow
   // patterns alone, no protocol factors or NCCL latencies (the engine-level tests).
   std::shared_ptr<const calibration::CollectiveModel> collectives;
+  // The hierarchical algorithm's stages are NCCL calls on their own communicators (Horovod): the
+  // node's GPUs (reduce-scatter, all-gather) and one GPU per node (the inter-node all-reduce).
+  std::shared_ptr<const calibration::CollectiveModel> collectives_intra, collectives_inter;
   Fidelity fidelity = Fidelity::kWave;  // kAuto is resolved by size
   int warmup = 0;
   int iterations = 1;

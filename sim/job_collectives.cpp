@@ -157,6 +157,26 @@ BucketPlan Job::State::plan_bucket(double bytes) const {
   p.inter = spec.allreduce.inter_node == Algorithm::kTree ? InterStage::kTree : InterStage::kRing;
   if (!model) return p;
   using calibration::NcclAlgo;
+  if (algorithm == Algorithm::kHierarchical && !per_bucket) {
+    // Horovod's stages, each an NCCL call on its own communicator: reduce-scatter and all-gather
+    // inside the node (rings; latency of a ring all-reduce on the node's GPUs), the all-reduce
+    // of one shard across nodes with the chosen inter-node algorithm.
+    const auto& proto = spec.allreduce.protocol;
+    double latency = 0.0;
+    if (gpus > 1 && spec.collectives_intra) {
+      const auto c = spec.collectives_intra->choose(bytes, NcclAlgo::kRing, proto);
+      p.wire_factor = 1.0 / c.efficiency;
+      latency += c.latency_s;
+    }
+    if (nodes > 1 && spec.collectives_inter) {
+      const auto c = spec.collectives_inter->choose(
+          bytes / gpus, p.inter == InterStage::kTree ? NcclAlgo::kTree : NcclAlgo::kRing, proto);
+      p.inter_wire_factor = 1.0 / c.efficiency;
+      latency += c.latency_s;
+    }
+    p.extra_latency_s = std::max(0.0, latency - pattern_alpha_s(p.inter));
+    return p;
+  }
   const calibration::CollectiveChoice c =
       model->choose(bytes, nccl_algo_of(spec.allreduce.algorithm), spec.allreduce.protocol);
   if (per_bucket) {
@@ -168,7 +188,7 @@ BucketPlan Job::State::plan_bucket(double bytes) const {
         c.algo == NcclAlgo::kNvls)
       p.inter = InterStage::kSharp;
   }
-  p.wire_factor = 1.0 / c.efficiency;
+  p.wire_factor = p.inter_wire_factor = 1.0 / c.efficiency;
   p.extra_latency_s = std::max(0.0, c.latency_s - pattern_alpha_s(p.inter));
   return p;
 }
@@ -214,15 +234,29 @@ void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount
   }
 }
 
+void Job::State::record_choice(double bytes) {
+  // What rank 0's bucket ran as, for summary.json: NCCL's choice for the whole communicator, or
+  // for the hierarchical algorithm its inter-node stage's (the intra-node stages are rings).
+  using calibration::NcclAlgo;
+  calibration::CollectiveChoice c;
+  if (algorithm == Algorithm::kHierarchical && !per_bucket) {
+    const bool across = nodes > 1 && spec.collectives_inter;
+    const auto* m = across ? spec.collectives_inter.get() : spec.collectives_intra.get();
+    if (!m) return;
+    const NcclAlgo a =
+        across && spec.allreduce.inter_node == Algorithm::kTree ? NcclAlgo::kTree : NcclAlgo::kRing;
+    c = m->choose(across ? bytes / gpus : bytes, a, spec.allreduce.protocol);
+  } else {
+    c = model->choose(bytes, nccl_algo_of(spec.allreduce.algorithm), spec.allreduce.protocol);
+  }
+  choice_counts[std::string(to_string(c.algo)) + "/" + std::string(to_string(c.proto))] += 1;
+  any_measured = any_measured || c.tier == calibration::CollectiveTier::kMeasured;
+}
+
 void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
   const int node = rank / gpus, local = rank % gpus;
   const BucketPlan bp = plan_bucket(buffer_bytes);
-  if (model && rank == 0) {
-    const calibration::CollectiveChoice c = model->choose(
-        buffer_bytes, nccl_algo_of(spec.allreduce.algorithm), spec.allreduce.protocol);
-    choice_counts[std::string(to_string(c.algo)) + "/" + std::string(to_string(c.proto))] += 1;
-    any_measured = any_measured || c.tier == calibration::CollectiveTier::kMeasured;
-  }
+  if (model && rank == 0) record_choice(buffer_bytes);
   const double bytes = buffer_bytes * bp.wire_factor;  // what the protocol puts on the links
   switch (algorithm) {
     case Algorithm::kRing: {
@@ -241,11 +275,12 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
     default: {
       const double shard = bytes / gpus;
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // reduce-scatter
+      const double inter_bytes = buffer_bytes * bp.inter_wire_factor;
       if (rail_mode) {
         // The inter-node stage is the rail actors' (every node); node 0's ranks wait for it.
         const int epoch = bucket_epoch[rank]++;
         if (rank == 0) {
-          epoch_bytes.push_back(bytes);
+          epoch_bytes.push_back(inter_bytes);
           epoch_inter.push_back(bp.inter);
         }
         rs_gate->arrive(epoch);
@@ -253,7 +288,7 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
       } else if (nodes > 1) {
         std::vector<int> members(nodes);
         for (int n = 0; n < nodes; ++n) members[n] = n * gpus + local;
-        inter_stage(mailbox, members, node, shard, bp.inter);
+        inter_stage(mailbox, members, node, inter_bytes / gpus, bp.inter);
       }
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // all-gather
       break;

@@ -48,7 +48,8 @@ struct EdgeStats {
 enum class InterStage { kRing, kTree, kSharp };
 struct BucketPlan {
   InterStage inter = InterStage::kRing;
-  double wire_factor = 1.0;
+  double wire_factor = 1.0;        // flat patterns and the intra-node stages
+  double inter_wire_factor = 1.0;  // the inter-node stage
   double extra_latency_s = 0.0;
 };
 
@@ -150,6 +151,7 @@ struct Job::State {
   // Collectives (job_collectives.cpp), called by rank `rank` with the bucket's bytes.
   void all_reduce(int rank, double bytes, int& intra_epoch);
   BucketPlan plan_bucket(double bytes) const;
+  void record_choice(double bytes);
   double pattern_alpha_s(InterStage inter) const;
   void inter_stage(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes,
                    const std::vector<int>& members, int pos, double bytes, InterStage stage);
