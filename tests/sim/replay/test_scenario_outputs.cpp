@@ -81,7 +81,8 @@ TEST_SUITE("unit") {
     const std::string bad_algo = message(kScenario, {"allreduce.algorithm=butterfly"});
     INFO(bad_algo);
     CHECK(bad_algo.find("allreduce.algorithm") != std::string::npos);
-    CHECK(bad_algo.find("ring, tree, hierarchical, auto") != std::string::npos);
+    CHECK(bad_algo.find("auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct") !=
+          std::string::npos);
     const std::string bad_size = message(kScenario, {"allreduce.fusion_buffer=64"});
     CHECK(bad_size.find("allreduce.fusion_buffer") != std::string::npos);
     const std::string bad_nodes = message(kScenario, {"nodes=[1, -2]"});
