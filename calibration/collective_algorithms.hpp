@@ -31,7 +31,7 @@ struct NcclTopology {
   bool collnet = false;         // the fabric offers in-network reduction (SHARP, CollNet plugin)
   bool power_cpu = false;       // POWER host: NCCL de-penalises Tree/Simple over PCI
   bool amd_cpu = false;         // AMD host: larger network post overhead, other LL caps
-  bool nic_near_gpu = false;    // a NIC shares the GPU's PCIe switch (NCCL path PXB or better)
+  bool nic_near_gpu = false;    // a NIC on the GPU's PCIe switch (PXB), or via NVLink (PXN, Hopper)
   double intra_bw_GBps = 0.0;   // one GPU's NVLink (or PCIe) bandwidth per direction
   double inter_bw_GBps = 0.0;   // one node's NICs together, per direction
   int channels = 1;             // nChannels of the ring/tree graphs after duplication

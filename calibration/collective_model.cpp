@@ -218,19 +218,24 @@ NcclTopology nccl_topology(const platforms::Platform& platform, const platforms:
   n.inter_bw_GBps = static_cast<double>(nics.size()) * t.nic.bandwidth_Bps / kGB;
   if (gpus_per_node == 1 && nodes == 1) n.intra_bw_GBps = std::max(n.intra_bw_GBps, 1.0);
   if (gpus_per_node == 1) n.intra_bw_GBps = std::max(n.intra_bw_GBps, n.inter_bw_GBps);
-  // GPU 0's NIC behind PCIe switches only (NCCL's PATH_PXB): GPUDirect RDMA at full speed.
-  if (!t.nic_of_gpu.empty() && t.nic_of_gpu[0] >= 0) {
-    const platforms::NodeRoutes routes = platforms::compute_node_routes(t);
-    const int nic = t.vertex(platforms::VertexKind::kNic, t.nic_of_gpu[0]);
-    bool pxb = routes.distance(gpu0, nic) > 0;
-    int at = gpu0;
-    for (const auto& hop : routes.route(gpu0, nic)) {
+  // GPUDirect RDMA at full speed: GPU 0's NIC behind PCIe switches only (NCCL's PATH_PXB), or on
+  // Hopper with NVLink any GPU's such NIC reached through that GPU (PXN, PATH_PXN).
+  const platforms::NodeRoutes routes = platforms::compute_node_routes(t);
+  const auto pxb = [&](int g) {
+    if (g >= static_cast<int>(t.nic_of_gpu.size()) || t.nic_of_gpu[g] < 0) return false;
+    const int gpu = t.vertex(platforms::VertexKind::kGpu, g);
+    const int nic = t.vertex(platforms::VertexKind::kNic, t.nic_of_gpu[g]);
+    if (routes.distance(gpu, nic) <= 0) return false;
+    for (const auto& hop : routes.route(gpu, nic)) {
       const auto& l = t.links[hop.link];
-      at = hop.reverse ? l.a : l.b;
-      if (at != nic && t.kind_of(at) != platforms::VertexKind::kPcieSwitch) pxb = false;
+      const int at = hop.reverse ? l.a : l.b;
+      if (at != nic && t.kind_of(at) != platforms::VertexKind::kPcieSwitch) return false;
     }
-    n.nic_near_gpu = pxb;
-  }
+    return true;
+  };
+  n.nic_near_gpu = pxb(0);
+  for (int g = 0; g < t.gpu_count && n.compute_capability >= 90 && n.nvlink; ++g)
+    n.nic_near_gpu = n.nic_near_gpu || pxb(g);
   // Channels: NCCL's search takes the fewest channels at its fastest per-channel speed (60 GB/s
   // intra on Hopper, else 40; 48 inter), then doubles them when a channel carries >= 25 GB/s
   // (src/graph/search.cc, speedArrayIntra/Inter, ncclTopoDupChannels; MAXCHANNELS 32).

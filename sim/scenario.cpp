@@ -1,13 +1,12 @@
 #include "sim/scenario.hpp"
 
-#include "calibration/collective_model.hpp"
-
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "calibration/collective_model.hpp"
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "models/zoo.hpp"
@@ -106,6 +105,40 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   c.fusion_bytes = a.quantity_or("fusion_buffer", Quantity::kSize, c.fusion_bytes);
   c.cycle_time_s = a.quantity_or("cycle_time", Quantity::kTime, c.cycle_time_s);
   if (auto v = a.optional("chunks")) c.chunks = positive_int(*v);
+}
+
+// An NCCL algorithm or protocol forced by the scenario must exist on the platform at every node
+// count (NVLS needs Hopper and NVSwitch, CollNet `network.sharp`): refused here, before any
+// simulation, with the key's location.
+void check_collective_choice(const ConfigNode& a, const Scenario& s) {
+  const AllReduceConfig& c = s.allreduce;
+  const bool forced = needs_collective_model(c.algorithm) || c.protocol.has_value();
+  if (c.library != Library::kNccl || !forced) return;
+  const platforms::Platform machine = platforms::load_platform(s.platform);
+  const platforms::NodeType& type = machine.node_types[machine.partitions.front().node_type];
+  const int gpus = s.gpus_per_node > 0 ? std::min(s.gpus_per_node, type.gpu_count) : type.gpu_count;
+  const bool hierarchical = c.algorithm == Algorithm::kHierarchical;
+  for (int n : s.nodes) {
+    if (n > machine.total_nodes()) continue;  // refused later with its own message
+    // The hierarchical algorithm's stages run on the node's GPUs and on one GPU per node.
+    for (auto [nodes, g] : hierarchical ? std::vector<std::pair<int, int>>{{1, gpus}, {n, 1}}
+                                        : std::vector<std::pair<int, int>>{{n, gpus}}) {
+      const calibration::CollectiveModel m(calibration::nccl_topology(machine, type, nodes, g));
+      try {
+        std::optional<calibration::NcclAlgo> algo = nccl_algo_of(c.algorithm);
+        if (hierarchical && nodes > 1 && c.inter_node == Algorithm::kTree)
+          algo = calibration::NcclAlgo::kTree;
+        m.choose(c.fusion_bytes > 0 ? c.fusion_bytes : 1.0, algo, c.protocol);
+      } catch (const std::invalid_argument& e) {
+        const ConfigNode key =
+            c.protocol && !needs_collective_model(c.algorithm) && a.has("protocol")
+                ? a.required("protocol")
+                : (a.has("algorithm") ? a.required("algorithm") : a);
+        key.fail(
+            fmt::format("at {} node{} of {}: {}", n, n > 1 ? "s" : "", machine.name, e.what()));
+      }
+    }
+  }
 }
 
 double positive_size(const ConfigNode& n) {
@@ -212,7 +245,10 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     if (s.strategy != "data_parallel")
       v->fail("expected data_parallel, got \"" + s.strategy + "\"");
   }
-  if (auto v = root.optional("allreduce")) load_allreduce(*v, s.allreduce);
+  if (auto v = root.optional("allreduce")) {
+    load_allreduce(*v, s.allreduce);
+    check_collective_choice(*v, s);
+  }
   if (auto v = root.optional("fidelity"))
     s.fidelity = enum_value<Fidelity>(*v, parse_fidelity, "flow, wave, auto");
   if (auto v = root.optional("flow_limit_gpus")) s.flow_limit_gpus = positive_int(*v);
