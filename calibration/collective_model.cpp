@@ -160,7 +160,8 @@ CollectiveChoice CollectiveModel::choose(double bytes, std::optional<NcclAlgo> a
   return c;
 }
 
-int CollectiveModel::use_measurements(const Database& db, const std::string& device) {
+std::map<MeasuredCollectiveKey, AlphaBetaFit> fit_measured_all_reduces(const Database& db,
+                                                                       const std::string& device) {
   std::map<MeasuredCollectiveKey, std::vector<std::pair<double, double>>> sweeps;
   for (const Measurement* m : db.measurements()) {
     const MeasurementKey& k = m->key;
@@ -170,20 +171,26 @@ int CollectiveModel::use_measurements(const Database& db, const std::string& dev
                               static_cast<int>(k.dim("ranks"))};
     sweeps[key].push_back({static_cast<double>(k.dim("bytes")), m->median_s});
   }
-  measured_.clear();
-  int applicable = 0;
+  std::map<MeasuredCollectiveKey, AlphaBetaFit> fits;
   for (auto& [key, pts] : sweeps) {
     std::sort(pts.begin(), pts.end());
     if (pts.size() < 3) continue;  // as the cost model's copy/collective lines (calibration.md §1)
     std::vector<double> sizes, times;
-    for (const auto& [s, t] : pts) sizes.push_back(s), times.push_back(t);
+    for (const auto& [size, t] : pts) sizes.push_back(size), times.push_back(t);
     try {
-      measured_[key] = AlphaBetaFit::fit(sizes, times);
+      fits[key] = AlphaBetaFit::fit(sizes, times);
     } catch (const std::invalid_argument&) {
-      continue;  // one distinct size: no line
+      // one distinct size: no line
     }
-    if (key.link_class == link_class() && key.ranks == topology_.ranks) ++applicable;
   }
+  return fits;
+}
+
+int CollectiveModel::use_measurements(const Database& db, const std::string& device) {
+  measured_ = fit_measured_all_reduces(db, device);
+  int applicable = 0;
+  for (const auto& [key, fit] : measured_)
+    if (key.link_class == link_class() && key.ranks == topology_.ranks) ++applicable;
   return applicable;
 }
 

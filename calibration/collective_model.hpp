@@ -81,6 +81,10 @@ class CollectiveModel {
   std::map<MeasuredCollectiveKey, AlphaBetaFit> measured_;
 };
 
+// The measured all-reduce lines of `device` in `db` (the fits use_measurements takes).
+std::map<MeasuredCollectiveKey, AlphaBetaFit> fit_measured_all_reduces(const Database& db,
+                                                                       const std::string& device);
+
 // NCCL's view of `nodes` nodes of node type `t` of `platform`, `gpus_per_node` GPUs
 // each: compute capability from the GPU catalog key, NVLink/NVSwitch from the node's links,
 // GPU and NIC bandwidths, CollNet from `network.sharp`, channels as NCCL's graph search would
