@@ -32,10 +32,9 @@ struct RunOptions {
   std::string point_dir;
 };
 
-// The scenario's cost model: its calibration databases merged (calibration/database.hpp rules),
-// priced through the calibrated model's tiers (exact, interpolated, fitted, datasheet), with the
-// scenario's framework efficiency. A relative database path is tried as given, then next to the
-// scenario file.
+// The scenario's calibration databases merged (calibration/database.hpp rules). A relative
+// database path is tried as given, then next to the scenario file. Kernel rows feed the cost
+// model, measured all-reduces NCCL's collective model (sim::run_point).
 calibration::Database scenario_database(const sim::Scenario& s) {
   calibration::Database db;
   for (const std::string& path : s.calibration) {
@@ -47,6 +46,8 @@ calibration::Database scenario_database(const sim::Scenario& s) {
   return db;
 }
 
+// The scenario's cost model: its database priced through the calibrated model's tiers (exact,
+// interpolated, fitted, datasheet), with the scenario's framework efficiency.
 std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s,
                                                         const calibration::Database& db) {
   calibration::CostModelOptions options;
