@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "calibration/calibrated_cost_model.hpp"
+#include "calibration/collective_model.hpp"
 
 namespace scalecast::calibration {
 namespace {
@@ -99,6 +100,15 @@ std::string describe_database(const Database& db) {
   for (const auto& [key, ab] : model.alpha_beta_fits())
     out += fmt::format("  {}: alpha {:.2f} us, beta {:.2f} GB/s ({} sizes)\n", key.signature(),
                        ab.alpha_s * 1e6, ab.beta_Bps / 1e9, ab.points);
+  // What NCCL's collective model takes from the database (collective_model.hpp): all-reduce
+  // lines per (algorithm, link class, ranks) that replace the datasheet terms (tier measured).
+  std::string coll;
+  for (const std::string& device : db.devices())
+    for (const auto& [k, ab] : fit_measured_all_reduces(db, device))
+      coll += fmt::format("  {} {} {} ranks {}: alpha {:.2f} us, beta {:.2f} GB/s ({} sizes)\n",
+                          device, k.algorithm.empty() ? "nccl-choice" : k.algorithm, k.link_class,
+                          k.ranks, ab.alpha_s * 1e6, ab.beta_Bps / 1e9, ab.points);
+  if (!coll.empty()) out += "\nmeasured all-reduces for NCCL's model (tier measured):\n" + coll;
   return out;
 }
 

@@ -37,13 +37,20 @@ struct RunOptions {
   std::string point_dir;
 };
 
-// The scenario's cost model: its calibration databases merged (calibration/database.hpp rules),
-// priced through the calibrated model's tiers (exact, interpolated, fitted, datasheet), with the
-// scenario's framework efficiency. Database paths are resolved already (scenario_inputs.hpp).
-std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s) {
+// The scenario's calibration databases merged (calibration/database.hpp rules); paths are
+// resolved already (scenario_inputs.hpp). Kernel rows feed the cost model, measured all-reduces
+// NCCL's collective model (sim::run_point).
+calibration::Database scenario_database(const sim::Scenario& s) {
   calibration::Database db;
   for (const std::string& path : s.calibration)
     db.merge(cached_database(path));  // parsed once per process (a server preloads)
+  return db;
+}
+
+// The scenario's cost model: its database priced through the calibrated model's tiers (exact,
+// interpolated, fitted, datasheet), with the scenario's framework efficiency.
+std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s,
+                                                        const calibration::Database& db) {
   calibration::CostModelOptions options;
   options.framework_efficiency = s.framework_efficiency;
   return std::make_unique<calibration::CalibratedCostModel>(db, options);
@@ -54,8 +61,9 @@ int run_one_point(const RunOptions& o) {
   const sim::Scenario s =
       with_resolved_paths(sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides)));
   const auto t0 = std::chrono::steady_clock::now();
-  const auto cost_model = make_cost_model(s);
-  const sim::JobResult r = sim::run_point(s, {o.point, o.point_gpus}, *cost_model);
+  const calibration::Database db = scenario_database(s);
+  const auto cost_model = make_cost_model(s, db);
+  const sim::JobResult r = sim::run_point(s, {o.point, o.point_gpus}, *cost_model, &db);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("point {} nodes x {} GPUs: {:.3f} s simulated per iteration, {:.2f} s wall", r.nodes,
                r.gpus_per_node, r.iteration_time_s, wall);

@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "calibration/collective_model.hpp"
 #include "cli/commands.hpp"
 #include "cli/describe.hpp"
 #include "common/config_error.hpp"
@@ -105,6 +106,40 @@ void print_network_shape(const platforms::Platform& p) {
              shape.groups > 0 ? fmt::format(", {} units/groups", shape.groups) : "", counts);
 }
 
+// NCCL's all-reduce choice (tuning model of NCCL v2.21.5-1 src/graph/tuning.cc) by size at one
+// node, a few node counts and the whole machine, on the first partition's node type.
+void print_collectives(const platforms::Platform& p) {
+  const platforms::NodeType& t = p.node_types[p.partitions.front().node_type];
+  const int total = p.partitions.front().nodes;
+  std::vector<int> counts;
+  for (int n : {1, 2, 8, 64, 512, total})
+    if (n <= total && (counts.empty() || n > counts.back())) counts.push_back(n);
+  const calibration::NcclTopology one = calibration::nccl_topology(p, t, 1, t.gpu_count);
+  fmt::print(
+      "all-reduce as NCCL chooses it (tuning model of NCCL v2.21.5-1; partition {}, {} GPUs per "
+      "node, compute capability {}, NVLink {}, NVLS {}, CollNet/SHARP {}, {} channels):\n",
+      p.partitions.front().name, t.gpu_count, one.compute_capability, one.nvlink ? "yes" : "no",
+      one.nvls ? "yes" : "no", one.collnet ? "yes" : "no", one.channels);
+  fmt::print("  {:>9}", "size");
+  for (int n : counts) fmt::print("  {:>26}", fmt::format("{} node{}", n, n > 1 ? "s" : ""));
+  fmt::print("\n");
+  std::vector<calibration::CollectiveModel> models;
+  for (int n : counts) models.emplace_back(calibration::nccl_topology(p, t, n, t.gpu_count));
+  for (double bytes = 8; bytes <= 4.0 * (1LL << 30); bytes *= 8) {
+    fmt::print("  {:>9}", format_quantity(bytes, Quantity::kSize));
+    for (const auto& m : models) {
+      if (m.topology().ranks < 2) {
+        fmt::print("  {:>26}", "-");
+        continue;
+      }
+      const calibration::CollectiveChoice c = m.choose(bytes);
+      fmt::print("  {:>26}", fmt::format("{}/{} {}", calibration::to_string(c.algo),
+                                         calibration::to_string(c.proto), tm(c.time_s)));
+    }
+    fmt::print("\n");
+  }
+}
+
 }  // namespace
 
 int describe_platform(const std::string& name_or_path, bool schema_only, long nodes,
@@ -148,6 +183,8 @@ int describe_platform(const std::string& name_or_path, bool schema_only, long no
                  p.pfs.servers, p.pfs.simulated_servers, bw(p.pfs.read_bandwidth_Bps),
                  bw(p.pfs.write_bandwidth_Bps));
     }
+    fmt::print("\n");
+    print_collectives(p);
     fmt::print("\n");
   }
   fmt::print("{}", platforms::format_schema());

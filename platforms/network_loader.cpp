@@ -67,7 +67,8 @@ Network parse_network(const ConfigNode& node) {
   Network n;
   const ConfigNode topo = node.required("topology");
   const std::string t = topo.as_string();
-  const std::vector<std::string> common_keys = {"topology", "port_bandwidth", "description"};
+  const std::vector<std::string> common_keys = {"topology", "port_bandwidth", "description",
+                                                "sharp"};
   std::vector<std::string> keys = common_keys;
   if (t == "fat_tree") {
     n.topology = Topology::kFatTree;
@@ -89,6 +90,7 @@ Network parse_network(const ConfigNode& node) {
   }
   node.check_keys(keys);
   n.port_bandwidth_Bps = bandwidth(node.required("port_bandwidth"));
+  n.sharp = node.bool_or("sharp", false);
   switch (n.topology) {
     case Topology::kFatTree:
       // Uplinks aggregate radix x child bandwidth per level: at most 8 levels of radix up to

@@ -28,6 +28,7 @@ struct TreeLevel {
 struct Network {
   Topology topology = Topology::kFatTree;
   double port_bandwidth_Bps = 0.0;  // switch port rate per direction (uplink capacity basis)
+  bool sharp = false;  // switches reduce in the network (SHARP): NCCL's CollNet algorithms apply
   // fat_tree (a single switch is a fat tree with one level)
   std::vector<TreeLevel> levels;
   // rail_optimized: leaf (scalable unit, rail) for every NIC of a scalable unit's nodes

@@ -12,8 +12,43 @@ std::string_view to_string(Algorithm a) {
       return "hierarchical";
     case Algorithm::kAuto:
       return "auto";
+    case Algorithm::kNvls:
+      return "nvls";
+    case Algorithm::kNvlsTree:
+      return "nvls_tree";
+    case Algorithm::kCollNetDirect:
+      return "collnet_direct";
+    case Algorithm::kCollNetChain:
+      return "collnet_chain";
   }
   return "?";
+}
+
+std::optional<calibration::NcclAlgo> nccl_algo_of(Algorithm a) {
+  using calibration::NcclAlgo;
+  switch (a) {
+    case Algorithm::kRing:
+    case Algorithm::kHierarchical:
+      return NcclAlgo::kRing;
+    case Algorithm::kTree:
+      return NcclAlgo::kTree;
+    case Algorithm::kNvls:
+      return NcclAlgo::kNvls;
+    case Algorithm::kNvlsTree:
+      return NcclAlgo::kNvlsTree;
+    case Algorithm::kCollNetDirect:
+      return NcclAlgo::kCollNetDirect;
+    case Algorithm::kCollNetChain:
+      return NcclAlgo::kCollNetChain;
+    case Algorithm::kAuto:
+      break;
+  }
+  return std::nullopt;
+}
+
+bool needs_collective_model(Algorithm a) {
+  return a == Algorithm::kNvls || a == Algorithm::kNvlsTree || a == Algorithm::kCollNetDirect ||
+         a == Algorithm::kCollNetChain;
 }
 
 std::string_view to_string(Fidelity f) {
@@ -31,8 +66,9 @@ std::string_view to_string(Fidelity f) {
 std::string_view to_string(Library l) { return l == Library::kNccl ? "nccl" : "mpi"; }
 
 std::optional<Algorithm> parse_algorithm(std::string_view text) {
-  for (Algorithm a :
-       {Algorithm::kRing, Algorithm::kTree, Algorithm::kHierarchical, Algorithm::kAuto})
+  for (Algorithm a : {Algorithm::kRing, Algorithm::kTree, Algorithm::kHierarchical,
+                      Algorithm::kAuto, Algorithm::kNvls, Algorithm::kNvlsTree,
+                      Algorithm::kCollNetDirect, Algorithm::kCollNetChain})
     if (text == to_string(a)) return a;
   return std::nullopt;
 }
@@ -68,7 +104,9 @@ std::optional<Bucketing> parse_bucketing(std::string_view text) {
 }
 
 Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node) {
-  if (a != Algorithm::kAuto) return a;
+  if (a != Algorithm::kAuto && !needs_collective_model(a)) return a;
+  // The NCCL algorithms run on the hierarchical pattern's stages across nodes (see
+  // job_collectives).
   return nodes > 1 && gpus_per_node > 1 ? Algorithm::kHierarchical : Algorithm::kRing;
 }
 

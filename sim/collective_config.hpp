@@ -5,15 +5,32 @@
 // cycle time, or static DDP-style buckets when the cycle time is zero), and at which fidelity
 // the network is simulated: `flow` makes every step of every rank a SimGrid communication,
 // `wave` makes each phase one flow per ring/tree edge carrying the phase's bytes plus the
-// analytic latency of its remaining steps.
+// analytic latency of its remaining steps. With a collective model (calibration/
+// collective_model.hpp; the scenario runner gives one), `auto` and the NCCL algorithm names mean
+// what NCCL's tuner would run: each bucket's algorithm and protocol, its latency and the
+// protocol's efficiency come from the model, the flows still go over the real routes.
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "calibration/collective_algorithms.hpp"
+
 namespace scalecast::sim {
 
-enum class Algorithm { kRing, kTree, kHierarchical, kAuto };
+// ring/tree/hierarchical are flow patterns (and, with a collective model, ring and tree are
+// NCCL's); nvls, nvls_tree, collnet_direct, collnet_chain are NCCL algorithms that need the
+// collective model; auto = NCCL's choice per bucket (with the model) or the pattern rule below.
+enum class Algorithm {
+  kRing,
+  kTree,
+  kHierarchical,
+  kAuto,
+  kNvls,
+  kNvlsTree,
+  kCollNetDirect,
+  kCollNetChain
+};
 enum class Fidelity { kFlow, kWave, kAuto };
 enum class Library { kNccl, kMpi };
 // How gradients are grouped into buckets (sim/bucket_plan.hpp): Horovod-style fusion up to the
@@ -45,7 +62,14 @@ struct AllReduceConfig {
   // All gradients are handed to the all-reduce only once the backward pass has produced the
   // last one (MXNet's grouped Horovod all-reduce with one group; always so for packs).
   bool after_backward = false;
+  // NCCL protocol (LL, LL128, Simple); empty = NCCL's choice. Needs the collective model.
+  std::optional<calibration::NcclProto> protocol;
 };
+
+// The NCCL algorithm an explicit choice stands for (ring, tree, nvls, ...; hierarchical runs
+// NCCL rings per stage); empty for auto.
+std::optional<calibration::NcclAlgo> nccl_algo_of(Algorithm a);
+bool needs_collective_model(Algorithm a);
 
 // `auto` resolved: hierarchical when there are several nodes with several GPUs, else ring.
 Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node);

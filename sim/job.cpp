@@ -64,7 +64,15 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   gpus = spec.gpus_per_node;
   ranks = nodes * gpus;
   if (nodes < 1 || gpus < 1) throw std::invalid_argument("job needs at least one node and GPU");
-  algorithm = resolve_algorithm(spec.allreduce.algorithm, nodes, gpus);
+  model = spec.collectives.get();
+  if (needs_collective_model(spec.allreduce.algorithm) && !model)
+    throw std::invalid_argument("job '" + spec.name + "': all-reduce algorithm " +
+                                std::string(to_string(spec.allreduce.algorithm)) +
+                                " needs the NCCL collective model");
+  per_bucket = model && (spec.allreduce.algorithm == Algorithm::kAuto ||
+                         needs_collective_model(spec.allreduce.algorithm));
+  algorithm = per_bucket ? (nodes > 1 ? Algorithm::kHierarchical : Algorithm::kRing)
+                         : resolve_algorithm(spec.allreduce.algorithm, nodes, gpus);
   fidelity = resolve_fidelity(spec.fidelity, ranks);
   const bool varied = spec.compute_noise_cv > 0.0 ||
                       (spec.straggler_fraction > 0.0 && spec.straggler_slowdown != 1.0);
@@ -99,6 +107,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   if (algorithm == Algorithm::kHierarchical) {
     channels = {kIntra, kInter};
     if (spec.allreduce.inter_node == Algorithm::kTree) channels = {kIntra, kTreeUp, kTreeDown};
+    if (per_bucket) channels = {kIntra, kInter, kTreeUp, kTreeDown};
   }
   mailbox.assign(ranks, {});
   for (int r = 0; r < ranks && ranks > 1; ++r)
@@ -119,7 +128,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   stretch.assign(ranks, 1.0);
   intra_gate = std::make_unique<Gate>(gpus);
   copy_gate = std::make_unique<Gate>(gpus);
-  if (fidelity == Fidelity::kWave) measure_edges();
+  if (fidelity == Fidelity::kWave || model) measure_edges();
   if (spec.input.staged()) setup_input(platform);
 }
 
@@ -143,6 +152,7 @@ void Job::State::setup_rails() {
   const int n_groups = static_cast<int>(groups.size());
   std::vector<Channel> channels = {kInter};
   if (spec.allreduce.inter_node == Algorithm::kTree) channels = {kTreeUp, kTreeDown};
+  if (per_bucket) channels = {kInter, kTreeUp, kTreeDown};
   rail_mailbox.assign(static_cast<std::size_t>(nodes) * n_groups, {});
   for (int n = 0; n < nodes; ++n)
     for (int j = 0; j < n_groups; ++j) {
@@ -317,7 +327,10 @@ void Job::State::rank_main(int rank) {
     if (spec.input.staged()) release_batch(rank, it);
   }
   if (rail_mode) {  // tell the rail actors there is no further bucket
-    if (rank == 0) epoch_bytes.push_back(-1.0);
+    if (rank == 0) {
+      epoch_bytes.push_back(-1.0);
+      epoch_inter.push_back(InterStage::kRing);
+    }
     rs_gate->arrive(bucket_epoch[rank]++);
   }
 }
@@ -381,6 +394,11 @@ JobResult Job::result() const {
     r.comm_total_s += it.comm_total_s / n;
     r.buckets_per_iteration += it.buckets / n;
   }
+  // Rank 0 counted every iteration's buckets, warm-up included.
+  const double all_iterations = std::max<std::size_t>(1, s.plan.size());
+  for (const auto& [label, count] : s.choice_counts)
+    r.collective_choices[label] = count / all_iterations;
+  if (s.model) r.collective_tier = s.any_measured ? "measured" : "datasheet";
   if (r.iteration_time_s > 0.0) {
     r.throughput_samples_per_s = r.gpus * r.batch_per_gpu / r.iteration_time_s;
     r.gpu_utilization = r.breakdown.compute_s / r.iteration_time_s;

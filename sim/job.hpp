@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/collective_model.hpp"
 #include "sim/collective_config.hpp"
 #include "sim/input_pipeline.hpp"
 #include "sim/recorder.hpp"
@@ -46,6 +47,12 @@ struct JobSpec {
   std::vector<StepProgram> programs;
   std::vector<int> node_program;
   AllReduceConfig allreduce;
+  // NCCL's tuning model for this job's communicator (collective_config.hpp); null: the flow
+  // patterns alone, no protocol factors or NCCL latencies (the engine-level tests).
+  std::shared_ptr<const calibration::CollectiveModel> collectives;
+  // The hierarchical algorithm's stages are NCCL calls on their own communicators (Horovod): the
+  // node's GPUs (reduce-scatter, all-gather) and one GPU per node (the inter-node all-reduce).
+  std::shared_ptr<const calibration::CollectiveModel> collectives_intra, collectives_inter;
   Fidelity fidelity = Fidelity::kWave;  // kAuto is resolved by size
   int warmup = 0;
   int iterations = 1;
@@ -82,6 +89,10 @@ struct JobResult {
   double comm_total_s = 0.0;
   double gpu_utilization = 0.0;  // compute-stream busy fraction
   double buckets_per_iteration = 0.0;
+  // With a collective model: buckets per iteration by "algorithm/protocol", and the tier of the
+  // collective terms ("measured" when any bucket used measured NCCL times, else "datasheet").
+  std::map<std::string, double> collective_choices;
+  std::string collective_tier;
   std::map<std::string, double> bytes_per_iteration;
   std::vector<Interval> intervals;
   InputPipelineSpec input;  // as replayed

@@ -152,67 +152,163 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
   }
 }
 
-void Job::State::all_reduce(int rank, double bytes, int& intra_epoch) {
+BucketPlan Job::State::plan_bucket(double bytes) const {
+  BucketPlan p;
+  p.inter = spec.allreduce.inter_node == Algorithm::kTree ? InterStage::kTree : InterStage::kRing;
+  if (!model) return p;
+  using calibration::NcclAlgo;
+  if (algorithm == Algorithm::kHierarchical && !per_bucket) {
+    // Horovod's stages, each an NCCL call on its own communicator: reduce-scatter and all-gather
+    // inside the node (rings; latency of a ring all-reduce on the node's GPUs), the all-reduce
+    // of one shard across nodes with the chosen inter-node algorithm.
+    const auto& proto = spec.allreduce.protocol;
+    double latency = 0.0;
+    if (gpus > 1 && spec.collectives_intra) {
+      const auto c = spec.collectives_intra->choose(bytes, NcclAlgo::kRing, proto);
+      p.wire_factor = 1.0 / c.efficiency;
+      latency += c.latency_s;
+    }
+    if (nodes > 1 && spec.collectives_inter) {
+      const auto c = spec.collectives_inter->choose(
+          bytes / gpus, p.inter == InterStage::kTree ? NcclAlgo::kTree : NcclAlgo::kRing, proto);
+      p.inter_wire_factor = 1.0 / c.efficiency;
+      latency += c.latency_s;
+    }
+    p.extra_latency_s = std::max(0.0, latency - pattern_alpha_s(p.inter));
+    return p;
+  }
+  const calibration::CollectiveChoice c =
+      model->choose(bytes, nccl_algo_of(spec.allreduce.algorithm), spec.allreduce.protocol);
+  if (per_bucket) {
+    // The inter-node stage each NCCL algorithm runs: rings, (double binary) trees, or the
+    // switches' reduction (one shard up and the result down through each NIC). Inside a node
+    // every algorithm moves about (g-1)/g of the buffer each way per GPU, NVLS included.
+    if (c.algo == NcclAlgo::kTree || c.algo == NcclAlgo::kNvlsTree) p.inter = InterStage::kTree;
+    if (c.algo == NcclAlgo::kCollNetDirect || c.algo == NcclAlgo::kCollNetChain ||
+        c.algo == NcclAlgo::kNvls)
+      p.inter = InterStage::kSharp;
+  }
+  p.wire_factor = p.inter_wire_factor = 1.0 / c.efficiency;
+  p.extra_latency_s = std::max(0.0, c.latency_s - pattern_alpha_s(p.inter));
+  return p;
+}
+
+double Job::State::pattern_alpha_s(InterStage stage) const {
+  // The route latency the simulated steps already carry (wave: steps x alpha_max), so that the
+  // model's latency is not counted twice.
+  switch (algorithm) {
+    case Algorithm::kRing:
+      return 2.0 * (ranks - 1) * flat.alpha_max_s;
+    case Algorithm::kTree:
+      return 2.0 * tree_height(ranks) * tree_flat.alpha_max_s;
+    default:
+      break;
+  }
+  double a = gpus > 1 ? 2.0 * (gpus - 1) * intra.alpha_max_s : 0.0;
+  if (nodes > 1) {
+    if (stage == InterStage::kRing) a += 2.0 * (nodes - 1) * inter.alpha_max_s;
+    if (stage == InterStage::kTree) a += 2.0 * tree_height(nodes) * tree_inter.alpha_max_s;
+    if (stage == InterStage::kSharp) a += inter.alpha_max_s;
+  }
+  return a;
+}
+
+void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes,
+                             const std::vector<int>& members, int pos, double bytes,
+                             InterStage stage) {
+  const int n = static_cast<int>(members.size());
+  switch (stage) {
+    case InterStage::kTree:
+      tree_all_reduce(boxes, members, pos, bytes, tree_inter, LinkClass::kInterNode);
+      return;
+    case InterStage::kRing:
+      ring_phase(boxes[members[(pos + 1) % n]][kInter], boxes[members[pos]][kInter], 2 * (n - 1),
+                 bytes / n, inter, LinkClass::kInterNode, 1.0);
+      return;
+    case InterStage::kSharp:
+      // In-network reduction: the shard goes up through the NIC once and the result comes back
+      // once; a flow to the next node loads the same NIC ports and leaf switch.
+      ring_phase(boxes[members[(pos + 1) % n]][kInter], boxes[members[pos]][kInter], 1, bytes,
+                 inter, LinkClass::kInterNode, 1.0);
+      return;
+  }
+}
+
+void Job::State::record_choice(double bytes) {
+  // What rank 0's bucket ran as, for summary.json: NCCL's choice for the whole communicator, or
+  // for the hierarchical algorithm its inter-node stage's (the intra-node stages are rings).
+  using calibration::NcclAlgo;
+  calibration::CollectiveChoice c;
+  if (algorithm == Algorithm::kHierarchical && !per_bucket) {
+    const bool across = nodes > 1 && spec.collectives_inter;
+    const auto* m = across ? spec.collectives_inter.get() : spec.collectives_intra.get();
+    if (!m) return;
+    const NcclAlgo a =
+        across && spec.allreduce.inter_node == Algorithm::kTree ? NcclAlgo::kTree : NcclAlgo::kRing;
+    c = m->choose(across ? bytes / gpus : bytes, a, spec.allreduce.protocol);
+  } else {
+    c = model->choose(bytes, nccl_algo_of(spec.allreduce.algorithm), spec.allreduce.protocol);
+  }
+  choice_counts[std::string(to_string(c.algo)) + "/" + std::string(to_string(c.proto))] += 1;
+  any_measured = any_measured || c.tier == calibration::CollectiveTier::kMeasured;
+}
+
+void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
   const int node = rank / gpus, local = rank % gpus;
-  (void)local;
+  const BucketPlan bp = plan_bucket(buffer_bytes);
+  if (model && rank == 0) record_choice(buffer_bytes);
+  const double bytes = buffer_bytes * bp.wire_factor;  // what the protocol puts on the links
   switch (algorithm) {
     case Algorithm::kRing: {
       const int next = (rank + 1) % ranks;
       const LinkClass cls = next / gpus == node ? LinkClass::kIntraNode : LinkClass::kInterNode;
       ring_phase(mailbox[next][kFlat], mailbox[rank][kFlat], 2 * (ranks - 1), bytes / ranks, flat,
                  cls, 1.0);
-      return;
+      break;
     }
     case Algorithm::kTree: {
       std::vector<int> members(ranks);
       for (int r = 0; r < ranks; ++r) members[r] = r;
       tree_all_reduce(mailbox, members, rank, bytes, tree_flat, LinkClass::kInterNode);
-      return;
+      break;
     }
-    case Algorithm::kHierarchical:
-    case Algorithm::kAuto: {
+    default: {
       const double shard = bytes / gpus;
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // reduce-scatter
+      const double inter_bytes = buffer_bytes * bp.inter_wire_factor;
       if (rail_mode) {
         // The inter-node stage is the rail actors' (every node); node 0's ranks wait for it.
         const int epoch = bucket_epoch[rank]++;
-        if (rank == 0) epoch_bytes.push_back(bytes);
+        if (rank == 0) {
+          epoch_bytes.push_back(inter_bytes);
+          epoch_inter.push_back(bp.inter);
+        }
         rs_gate->arrive(epoch);
         inter_gate->wait(epoch);
       } else if (nodes > 1) {
-        if (spec.allreduce.inter_node == Algorithm::kTree) {
-          std::vector<int> members(nodes);
-          for (int n = 0; n < nodes; ++n) members[n] = n * gpus + local;
-          tree_all_reduce(mailbox, members, node, shard, tree_inter, LinkClass::kInterNode);
-        } else {
-          ring_phase(mailbox[((node + 1) % nodes) * gpus + local][kInter], mailbox[rank][kInter],
-                     2 * (nodes - 1), shard / nodes, inter, LinkClass::kInterNode, 1.0);
-        }
+        std::vector<int> members(nodes);
+        for (int n = 0; n < nodes; ++n) members[n] = n * gpus + local;
+        inter_stage(mailbox, members, node, inter_bytes / gpus, bp.inter);
       }
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // all-gather
-      return;
+      break;
     }
   }
+  if (bp.extra_latency_s > 0.0) sg4::this_actor::sleep_for(bp.extra_latency_s);
 }
 
 void Job::State::rail_main(int rail) {
   const int n_groups = static_cast<int>(groups.size());
   const int node = rail / n_groups, group = rail % n_groups;
   const double share = static_cast<double>(groups[group].size()) / gpus;
+  std::vector<int> members(nodes);
+  for (int n = 0; n < nodes; ++n) members[n] = n * n_groups + group;
   for (int epoch = 0;; ++epoch) {
     rs_gate->wait(epoch);
     const double bytes = epoch_bytes[epoch];
     if (bytes < 0.0) return;
-    const double group_bytes = bytes * share;  // the group's shards, carried as one flow
-    if (spec.allreduce.inter_node == Algorithm::kTree) {
-      std::vector<int> members(nodes);
-      for (int n = 0; n < nodes; ++n) members[n] = n * n_groups + group;
-      tree_all_reduce(rail_mailbox, members, node, group_bytes, tree_inter, LinkClass::kInterNode);
-    } else {
-      ring_phase(rail_mailbox[((node + 1) % nodes) * n_groups + group][kInter],
-                 rail_mailbox[rail][kInter], 2 * (nodes - 1), group_bytes / nodes, inter,
-                 LinkClass::kInterNode, 1.0);
-    }
+    // The group's shards, carried as one flow.
+    inter_stage(rail_mailbox, members, node, bytes * share, epoch_inter[epoch]);
     if (node == 0) inter_gate->arrive(epoch);
   }
 }

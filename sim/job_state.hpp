@@ -38,8 +38,23 @@ struct EdgeStats {
   double bandwidth_min = 0.0;  // bytes/s
 };
 
+// How one bucket is all-reduced under the collective model: the inter-node stage's pattern, the
+// bytes the flows carry per buffer byte (1 / protocol efficiency) and the latency NCCL's model
+// adds beyond the routes' own.
+enum class InterStage { kRing, kTree, kSharp };
+struct BucketPlan {
+  InterStage inter = InterStage::kRing;
+  double wire_factor = 1.0;        // flat patterns and the intra-node stages
+  double inter_wire_factor = 1.0;  // the inter-node stage
+  double extra_latency_s = 0.0;
+};
+
 struct Job::State {
   JobSpec spec;
+  const calibration::CollectiveModel* model = nullptr;  // spec.collectives
+  bool per_bucket = false;  // auto / NCCL-only algorithm: the inter stage follows each choice
+  std::map<std::string, double> choice_counts;  // rank 0's buckets by "algo/proto"
+  bool any_measured = false;
   int nodes = 0, gpus = 0, ranks = 0;
   Algorithm algorithm = Algorithm::kRing;
   Fidelity fidelity = Fidelity::kWave;
@@ -77,9 +92,10 @@ struct Job::State {
   std::vector<std::vector<int>> groups;        // local GPUs per NIC group
   std::vector<simgrid::s4u::Host*> rail_host;  // per rail actor: node * groups + group
   std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>> rail_mailbox;
-  std::vector<double> epoch_bytes;  // bucket bytes per epoch; negative: stop
-  std::vector<int> bucket_epoch;    // per rank: epochs it has passed
-  std::vector<double> stretch;      // per rank: this iteration's compute-time factor
+  std::vector<double> epoch_bytes;      // bucket bytes per epoch; negative: stop
+  std::vector<InterStage> epoch_inter;  // the inter-node stage of each epoch
+  std::vector<int> bucket_epoch;        // per rank: epochs it has passed
+  std::vector<double> stretch;          // per rank: this iteration's compute-time factor
   std::unique_ptr<Gate> rs_gate, inter_gate;
 
   // Input pipeline (job_input.cpp), when spec.input.staged(): per rank with its own pipeline,
@@ -134,6 +150,11 @@ struct Job::State {
   void rail_main(int rail);
   // Collectives (job_collectives.cpp), called by rank `rank` with the bucket's bytes.
   void all_reduce(int rank, double bytes, int& intra_epoch);
+  BucketPlan plan_bucket(double bytes) const;
+  void record_choice(double bytes);
+  double pattern_alpha_s(InterStage inter) const;
+  void inter_stage(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes,
+                   const std::vector<int>& members, int pos, double bytes, InterStage stage);
   void measure_edges();
   void setup_rails();
 

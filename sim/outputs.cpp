@@ -56,6 +56,12 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
   j["bytes_per_iteration"] = bytes;
   j["algorithm"] = std::string(to_string(r.algorithm));
   j["fidelity"] = std::string(to_string(r.fidelity));
+  if (!r.collective_tier.empty()) {
+    // NCCL's choices per iteration ("algorithm/protocol": buckets) and the tier of their terms.
+    ordered_json choices;
+    for (const auto& [k, v] : r.collective_choices) choices[k] = v;
+    j["collectives"] = {{"tier", r.collective_tier}, {"choices", choices}};
+  }
   j["iterations"] = static_cast<int>(r.iterations.size());
   j["simulated_time_s"] = r.iterations.empty() ? 0.0 : r.iterations.back().end_s;
   // The staged input pipeline's settings as replayed (absent for the original memory model, so

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "calibration/collective_model.hpp"
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "models/memory_estimate.hpp"
@@ -150,12 +151,17 @@ std::int64_t load_seq_len(const ConfigNode& n, const std::string& model_name) {
 }
 
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
-  a.check_keys({"library", "algorithm", "inter_node", "fusion_buffer", "cycle_time", "chunks",
-                "bucketing", "first_bucket", "packs", "after_backward"});
+  a.check_keys({"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time",
+                "chunks", "bucketing", "first_bucket", "packs", "after_backward"});
   if (auto v = a.optional("library"))
     c.library = enum_value<Library>(*v, parse_library, "nccl, mpi");
   if (auto v = a.optional("algorithm"))
-    c.algorithm = enum_value<Algorithm>(*v, parse_algorithm, "ring, tree, hierarchical, auto");
+    c.algorithm = enum_value<Algorithm>(
+        *v, parse_algorithm,
+        "auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct, collnet_chain");
+  if (auto v = a.optional("protocol"); v && v->as_string() != "auto")
+    c.protocol = enum_value<calibration::NcclProto>(*v, calibration::parse_nccl_proto,
+                                                    "auto, ll, ll128, simple");
   if (auto v = a.optional("inter_node")) {
     c.inter_node = enum_value<Algorithm>(*v, parse_algorithm, "ring, tree");
     if (c.inter_node != Algorithm::kRing && c.inter_node != Algorithm::kTree)
@@ -197,6 +203,39 @@ void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
   };
   time("dispatch_per_op", p.dispatch_per_op_s);
   time("per_iteration", p.per_iteration_s);
+}
+
+// An NCCL algorithm or protocol forced by the scenario must exist on the platform at every node
+// count (NVLS needs Hopper and NVSwitch, CollNet `network.sharp`): refused here, before any
+// simulation, with the key's location.
+void check_collective_choice(const ConfigNode& a, const Scenario& s) {
+  const AllReduceConfig& c = s.allreduce;
+  const bool forced = needs_collective_model(c.algorithm) || c.protocol.has_value();
+  if (c.library != Library::kNccl || !forced) return;
+  const platforms::Platform machine = platforms::load_platform(s.platform);
+  const platforms::NodeType& type = machine.node_types[machine.partitions.front().node_type];
+  const int gpus = s.gpus_per_node > 0 ? std::min(s.gpus_per_node, type.gpu_count) : type.gpu_count;
+  const bool hierarchical = c.algorithm == Algorithm::kHierarchical;
+  for (int n : s.nodes) {
+    // The hierarchical algorithm's stages run on the node's GPUs and on one GPU per node.
+    for (auto [nodes, g] : hierarchical ? std::vector<std::pair<int, int>>{{1, gpus}, {n, 1}}
+                                        : std::vector<std::pair<int, int>>{{n, gpus}}) {
+      const calibration::CollectiveModel m(calibration::nccl_topology(machine, type, nodes, g));
+      try {
+        std::optional<calibration::NcclAlgo> algo = nccl_algo_of(c.algorithm);
+        if (hierarchical && nodes > 1 && c.inter_node == Algorithm::kTree)
+          algo = calibration::NcclAlgo::kTree;
+        m.choose(c.fusion_bytes > 0 ? c.fusion_bytes : 1.0, algo, c.protocol);
+      } catch (const std::invalid_argument& e) {
+        const ConfigNode key =
+            c.protocol && !needs_collective_model(c.algorithm) && a.has("protocol")
+                ? a.required("protocol")
+                : (a.has("algorithm") ? a.required("algorithm") : a);
+        key.fail(
+            fmt::format("at {} node{} of {}: {}", n, n > 1 ? "s" : "", machine.name, e.what()));
+      }
+    }
+  }
 }
 
 double sample_size(const ConfigNode& n) {
@@ -352,7 +391,10 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     s.allreduce = framework_bucketing(s.framework, s.allreduce);
     s.fixed_costs = calibration::default_fixed_costs(s.framework);
   }
-  if (auto v = root.optional("allreduce")) load_allreduce(*v, s.allreduce);
+  if (auto v = root.optional("allreduce")) {
+    load_allreduce(*v, s.allreduce);
+    check_collective_choice(*v, s);
+  }
   if (auto v = root.optional("fixed_costs")) load_fixed_costs(*v, s.fixed_costs);
   if (auto v = root.optional("fidelity"))
     s.fidelity = enum_value<Fidelity>(*v, parse_fidelity, "flow, wave, auto");

@@ -80,7 +80,8 @@ double sample_bytes(const Scenario& s, const models::Model& m, const models::Tra
 }  // namespace
 
 JobResult run_point(const Scenario& s, const PointRequest& request,
-                    const calibration::CostModel& cost_model) {
+                    const calibration::CostModel& cost_model,
+                    const calibration::Database* collectives_db) {
   // The machine as large as the scenario asks (cluster.nodes), or as the point needs
   // (sim/cluster.hpp).
   const platforms::Platform machine =
@@ -145,6 +146,31 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   fixed(spec.program);
   for (StepProgram& p : spec.programs) fixed(p);
   spec.allreduce = s.allreduce;
+  if (s.allreduce.library == Library::kNccl) {
+    // NCCL's tuning model for this communicator: the first node's type stands for the job's.
+    const platforms::NodeType& type = platform->node_type(spec.nodes.front());
+    const auto tuner = [&](int nodes, int gpus) {
+      auto m = std::make_shared<calibration::CollectiveModel>(
+          calibration::nccl_topology(machine, type, nodes, gpus));
+      if (collectives_db) m->use_measurements(*collectives_db, types.front()->name);
+      return m;
+    };
+    spec.collectives = tuner(request.nodes, spec.gpus_per_node);
+    const double probe = s.allreduce.fusion_bytes > 0 ? s.allreduce.fusion_bytes : 1.0;
+    if (s.allreduce.algorithm == Algorithm::kHierarchical) {
+      spec.collectives_intra = tuner(1, spec.gpus_per_node);
+      spec.collectives_inter = tuner(request.nodes, 1);
+      if (request.nodes > 1)
+        spec.collectives_inter->choose(probe / spec.gpus_per_node,
+                                       s.allreduce.inter_node == Algorithm::kTree
+                                           ? calibration::NcclAlgo::kTree
+                                           : calibration::NcclAlgo::kRing,
+                                       s.allreduce.protocol);
+    } else {
+      // An algorithm or protocol the machine cannot run is an input error, before simulating.
+      spec.collectives->choose(probe, nccl_algo_of(s.allreduce.algorithm), s.allreduce.protocol);
+    }
+  }
   spec.fidelity =
       resolve_fidelity(s.fidelity, request.nodes * spec.gpus_per_node, s.flow_limit_gpus);
   spec.warmup = s.warmup;

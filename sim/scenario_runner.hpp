@@ -6,6 +6,7 @@
 // (the CLI starts a child process per point).
 
 #include "calibration/cost_model.hpp"
+#include "calibration/database.hpp"
 #include "models/training_step.hpp"
 #include "sim/job.hpp"
 #include "sim/scenario.hpp"
@@ -18,8 +19,11 @@ struct PointRequest {
   int gpus_per_node = 0;  // 0: the scenario's value (0 there: every GPU of the node)
 };
 
+// `collectives_db`: the scenario's calibration database; its measured all-reduces of the job's
+// GPU replace the datasheet terms of NCCL's model (null: datasheet only).
 JobResult run_point(const Scenario& scenario, const PointRequest& request,
-                    const calibration::CostModel& cost_model);
+                    const calibration::CostModel& cost_model,
+                    const calibration::Database* collectives_db = nullptr);
 
 // The training step every rank of a scenario's point runs: `model` at the scenario's batch per
 // GPU, precision and sequence length (seq_len 0: the model's default).

@@ -196,27 +196,34 @@ TEST_SUITE("slow") {
     const auto& pp = pfs["points"];
     const auto& np = nvme["points"];
     REQUIRE(pp.size() == 8);
+    // The PFS delivers 2.5 TB/s times the calibrated network's bandwidth factor of the route (its
+    // slowest link class is the NIC: 0.92 in platforms/summit.yaml). A point must stall exactly
+    // when its demand at the rate it reaches on NVMe (no storage limit) exceeds that.
+    const double delivered = 2.5e12 * nic_factor;
+    int stalled = 0;
     for (std::size_t i = 0; i < pp.size(); ++i) {
       const int n = pp[i]["nodes"].get<int>();
       const double t = pp[i]["iteration_time_s"].get<double>();
-      // Demand: 6 GPUs x 256 x 110 KB per iteration per node; the PFS serves 2.5 TB/s in all.
+      const double t_nvme = np[i]["iteration_time_s"].get<double>();
+      // Demand: 6 GPUs x 256 x 110 KB per iteration per node.
       const double demand = n * 6 * 256 * 110e3 / t;
+      const double demand_nvme = n * 6 * 256 * 110e3 / t_nvme;
       const double stall_pfs = pp[i]["breakdown"]["io_stall_s"].get<double>();
       const double stall_nvme = np[i]["breakdown"]["io_stall_s"].get<double>();
-      MESSAGE(n << " nodes: PFS demand at the achieved rate " << demand / 1e12
-                << " TB/s; io_stall PFS " << stall_pfs << " s, NVMe " << stall_nvme << " s");
+      MESSAGE(n << " nodes: PFS demand at the NVMe rate " << demand_nvme / 1e12
+                << " TB/s, at the achieved rate " << demand / 1e12 << " TB/s; io_stall PFS "
+                << stall_pfs << " s, NVMe " << stall_nvme << " s");
       CHECK(stall_nvme == 0.0);
-      if (n <= 3072) CHECK(stall_pfs == 0.0);
-      if (n >= 4096) {
-        // Aggregate demand at the compute-bound rate exceeds what the PFS delivers: 2.5 TB/s
-        // times the calibrated network's bandwidth factor of the route (its slowest link class
-        // is the NIC: 0.92 in platforms/summit.yaml), so the PFS caps the rate.
+      if (demand_nvme < 0.995 * delivered) CHECK(stall_pfs == 0.0);
+      if (demand_nvme > 1.005 * delivered) {
+        // The PFS caps the rate: the stall makes up the difference.
+        ++stalled;
         CHECK(stall_pfs > 0.0);
-        const double delivered = 2.5e12 * nic_factor;
         INFO("demand " << demand << " B/s, PFS delivers " << delivered << " B/s");
         CHECK(demand == doctest::Approx(delivered).epsilon(0.01));
       }
     }
+    CHECK(stalled >= 1);  // the whole machine (4,608 nodes) outruns GPFS
     std::filesystem::remove_all(base);
   }
 }

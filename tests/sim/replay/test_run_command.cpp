@@ -129,4 +129,42 @@ TEST_SUITE("unit") {
     std::filesystem::remove_all(base);
     std::filesystem::remove(base.string() + ".txt");
   }
+
+  TEST_CASE("run: measured all-reduces of the scenario's database are used and reported") {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("scalecast-run-coll-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    // Synthetic NCCL ring all-reduces on 8 V100 of one node: 50 us + S / 10 GB/s (far below the
+    // NVLink datasheet terms).
+    std::string db =
+        "format: scalecast-calibration\nversion: 1\nsources:\n"
+        "  - {id: s, device: v100-sxm2, backend: cuda, date: \"2026-01-01\"}\nentries:\n";
+    for (long long b : {1000000LL, 10000000LL, 100000000LL})
+      db +=
+          "  - {source: s, device: v100-sxm2, op: collective, pass: all_reduce, dtype: fp32, "
+          "select: fixed, dims: {bytes: " +
+          std::to_string(b) + ", ranks: 8}, median_s: " + std::to_string(50e-6 + b / 10e9) +
+          ", algo: ring}\n";
+    std::ofstream(dir / "db.yaml") << db;
+    const std::string scenario =
+        "platform: dgx1-v100\nmodel: resnet50\nprecision: fp16\nbatch_per_gpu: 32\nnodes: [1]\n"
+        "iterations: 1\nallreduce:\n  algorithm: ring\nfidelity: wave\n";
+    std::ofstream(dir / "datasheet.yaml") << scenario;
+    std::ofstream(dir / "measured.yaml") << scenario << "calibration: [db.yaml]\n";
+    std::map<std::string, nlohmann::json> point;
+    for (const char* run : {"datasheet", "measured"}) {
+      const std::string cmd = kTool + " --quiet run " + (dir / run).string() + ".yaml --out " +
+                              (dir / run).string() + " > /dev/null";
+      REQUIRE(std::system(cmd.c_str()) == 0);
+      // One node count: summary.json is the point itself.
+      point[run] = nlohmann::json::parse(slurp(dir / run / "summary.json"));
+    }
+    const auto& d = point["datasheet"];
+    const auto& m = point["measured"];
+    INFO("datasheet " << d.dump() << "\nmeasured " << m.dump());
+    CHECK(d["collectives"]["tier"] == "datasheet");
+    CHECK(m["collectives"]["tier"] == "measured");
+    CHECK(m["comm_total_s"].get<double>() > 2.0 * d["comm_total_s"].get<double>());
+    std::filesystem::remove_all(dir);
+  }
 }

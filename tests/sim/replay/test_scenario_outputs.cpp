@@ -81,7 +81,15 @@ TEST_SUITE("unit") {
     const std::string bad_algo = message(kScenario, {"allreduce.algorithm=butterfly"});
     INFO(bad_algo);
     CHECK(bad_algo.find("allreduce.algorithm") != std::string::npos);
-    CHECK(bad_algo.find("ring, tree, hierarchical, auto") != std::string::npos);
+    CHECK(bad_algo.find("auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct") !=
+          std::string::npos);
+    // An NCCL algorithm the machine lacks (NVLS needs Hopper on NVSwitch; Summit is Volta).
+    const std::string no_nvls = message(kScenario, {"allreduce.algorithm=nvls"});
+    INFO(no_nvls);
+    CHECK(no_nvls.find("allreduce.algorithm: at 1 node of summit: all-reduce algorithm nvls") !=
+          std::string::npos);
+    CHECK(no_nvls.find("NVLS no") != std::string::npos);
+    CHECK(message(kScenario, {"allreduce.protocol=simple"}) == "no error");
     const std::string bad_size = message(kScenario, {"allreduce.fusion_buffer=64"});
     CHECK(bad_size.find("allreduce.fusion_buffer") != std::string::npos);
     const std::string bad_nodes = message(kScenario, {"nodes=[1, -2]"});
