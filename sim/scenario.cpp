@@ -246,9 +246,11 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   if (auto v = root.optional("framework_efficiency")) {
     // A positive scalar, not capped at 1: validation fits it from anchors, and above 1 means the
     // kernel data is slower than the framework measured.
+    // Bounded: op time / efficiency must stay finite and meaningful (4.9e-324 made every op
+    // infinitely long and SimGrid abort).
     s.framework_efficiency = v->as_double();
-    if (!(s.framework_efficiency > 0.0))
-      v->fail("expected a positive number, got " + v->as_string());
+    if (!(s.framework_efficiency >= 1e-3 && s.framework_efficiency <= 1e3))
+      v->fail("expected a positive number from 0.001 to 1000, got " + v->as_string());
   }
   if (auto v = root.optional("variability")) {
     v->check_keys({"compute_noise", "stragglers", "straggler_slowdown"});

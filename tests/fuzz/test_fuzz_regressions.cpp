@@ -55,3 +55,26 @@ TEST_SUITE("unit") {
     CHECK(e.rfind("s.yaml:2:8: error: model: unknown model 'bert_largest'", 0) == 0);
   }
 }
+
+TEST_SUITE("unit") {
+  // cli-scenario case 0 (seed 20261203): `framework_efficiency: 4.9e-324` (the smallest double)
+  // passed the loader, made every op infinitely long, and SimGrid aborted (SIGABRT, no message).
+  TEST_CASE("framework_efficiency outside 0.001..1000 is an error at its key") {
+    for (const std::string bad : {"4.9e-324", "1e-300", "0.0009", "1e300", "0"}) {
+      const std::string text =
+          "platform: dgx1-v100\nmodel: resnet50\nnodes: 1\n"
+          "framework_efficiency: " +
+          bad + "\n";
+      const std::string e = error_of([&] { sim::load_scenario_text(text, "s.yaml"); });
+      INFO(e);
+      CHECK(e ==
+            "s.yaml:4:23: error: framework_efficiency: expected a positive number from 0.001 "
+            "to 1000, got " +
+                bad);
+    }
+    const std::string ok =
+        "platform: dgx1-v100\nmodel: resnet50\nnodes: 1\n"
+        "framework_efficiency: 1.1515\n";
+    CHECK(sim::load_scenario_text(ok, "s.yaml").framework_efficiency == doctest::Approx(1.1515));
+  }
+}
