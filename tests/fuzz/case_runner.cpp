@@ -180,8 +180,13 @@ std::vector<CaseResult> run_isolated(std::size_t count, double case_timeout_s,
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& cwd,
                           double timeout_s) {
+  // Everything the child needs is allocated before fork(): the test may run cases on several
+  // threads, and a child of a threaded process may only make async-signal-safe calls.
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -191,9 +196,6 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
     ::dup2(null, STDOUT_FILENO);
     ::dup2(fds[1], STDERR_FILENO);
     if (::chdir(cwd.c_str()) != 0) _exit(98);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     ::execv(args[0], args.data());
     _exit(99);
   }
@@ -216,8 +218,9 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
     const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    result.stderr_text.append(chunk, static_cast<std::size_t>(n));
-    if (result.stderr_text.size() > 2 * 65536) result.stderr_text.erase(0, 65536);
+    // The head: the error line comes first, and may be long (it quotes the bad value).
+    if (result.stderr_text.size() < 256 * 1024)
+      result.stderr_text.append(chunk, static_cast<std::size_t>(n));
   }
   ::close(fds[0]);
   int status = 0;

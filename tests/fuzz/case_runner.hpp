@@ -35,7 +35,7 @@ struct CommandResult {
   int exit_code = -1;  // the exit status when it exited, else -1
   int signal = 0;      // the signal that ended it, else 0
   bool timed_out = false;
-  std::string stderr_text;  // at most the last 64 KiB
+  std::string stderr_text;  // the first 256 KiB or so
 };
 
 // Runs argv[0] with arguments argv[1..] in `cwd`, stdout to /dev/null; kills it (SIGKILL to its

@@ -42,8 +42,11 @@ const SeedFile& seed_of(const std::vector<SeedFile>& seeds, std::size_t index) {
 }
 
 std::string FamilyReport::summary() const {
-  return fmt::format("{} cases: {} succeeded, {} located errors, {} known failures, {} failures",
-                     cases, successes, located_errors, known, failures.size());
+  std::string s =
+      fmt::format("{} cases: {} succeeded, {} located errors, {} known failures, {} failures",
+                  cases, successes, located_errors, known, failures.size());
+  for (const auto& [owner, n] : known_by_owner) s += fmt::format("\n  known x{}: {}", n, owner);
+  return s;
 }
 
 FamilyReport judge(const std::string& family, const std::vector<SeedFile>& seeds,
@@ -62,8 +65,9 @@ FamilyReport judge(const std::string& family, const std::vector<SeedFile>& seeds
     }
     const SeedFile& file = seed_of(seeds, v.index);
     const Mutant m = mutate(file.text, seed, v.index);
-    if (find_known(family, v.outcome, v.message, m.description)) {
+    if (const KnownFailure* k = find_known(family, v.outcome, v.message, m.description)) {
       ++report.known;
+      ++report.known_by_owner[k->owner];
       continue;
     }
     fs::create_directories(dump);
@@ -77,7 +81,7 @@ FamilyReport judge(const std::string& family, const std::vector<SeedFile>& seeds
                     to_string(v.outcome),
                     v.outcome == Outcome::kConfigError ? " without a file:line:col location" : "",
                     path.string(), seed, v.index));
-    report.failures.back() += "\n  message: " + shorten(v.message, 1200);
+    report.failures.back() += "\n  " + shorten(v.message, 2000);
   }
   return report;
 }

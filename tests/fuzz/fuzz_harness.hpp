@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,8 @@ struct CaseVerdict {
 
 struct FamilyReport {
   std::size_t cases = 0, successes = 0, located_errors = 0, known = 0;
-  std::vector<std::string> failures;  // one paragraph per failing case
+  std::vector<std::string> failures;                  // one paragraph per failing case
+  std::map<std::string, std::size_t> known_by_owner;  // known failures per known_failures entry
   std::string summary() const;
 };
 

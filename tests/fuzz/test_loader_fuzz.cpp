@@ -19,6 +19,7 @@
 #include "sim/scenario.hpp"
 #include "tests/fuzz/fuzz_harness.hpp"
 #include "tests/fuzz/mutator.hpp"
+#include "tests/fuzz/output_check.hpp"
 #include "validation/validation_file.hpp"
 
 namespace fs = std::filesystem;
@@ -105,14 +106,24 @@ TEST_SUITE("unit") {
     CHECK(fuzz::is_located("[I] log line\nplatforms/x.yaml:12:5: error: k: v"));
   }
 
-  TEST_CASE("fuzz: scenario files") {
+  TEST_CASE("the output check finds NaN, infinity and null durations, not words") {
+    CHECK(fuzz::bad_value("layer,time_s\nconv1,nan\n") != "");
+    CHECK(fuzz::bad_value("a,b\n1,-inf\n") != "");
+    CHECK(fuzz::bad_value("{\"iteration_time_s\":Infinity}") != "");
+    CHECK(fuzz::bad_value("[{\"name\":\"x\",\"dur\":null}]") != "");
+    CHECK(fuzz::bad_value("{\"compute_s\": null}") != "");
+    CHECK(fuzz::bad_value("{\"vs_1_gpu\":null,\"info\":\"inference nano\"}") == "");
+    CHECK(fuzz::bad_value("name,kind\nbn_inf,infer\n") == "");
+  }
+
+  TEST_CASE("scenario mutants through load_scenario_text") {
     fuzz_family("scenario", fuzz::scenario_seeds(), 600,
                 [](const SeedFile& f, const std::string& text, const fs::path&) {
                   sim::load_scenario_text(text, f.name);
                 });
   }
 
-  TEST_CASE("fuzz: platform files") {
+  TEST_CASE("platform mutants through parse_platform") {
     const std::string base = std::string(SCALECAST_SOURCE_DIR) + "/platforms";
     fuzz_family("platform", fuzz::platform_seeds(), 800,
                 [&](const SeedFile& f, const std::string& text, const fs::path&) {
@@ -120,7 +131,7 @@ TEST_SUITE("unit") {
                 });
   }
 
-  TEST_CASE("fuzz: GPU catalog") {
+  TEST_CASE("GPU catalog mutants through GpuCatalog and a platform") {
     // The mutant catalog is read on its own and as the catalog of an unchanged platform.
     const std::string platform = fuzz::read_source_file("platforms/dgx1-v100.yaml");
     fuzz_family("gpu_catalog", fuzz::gpu_catalog_seeds(), 300,
@@ -131,7 +142,7 @@ TEST_SUITE("unit") {
                 });
   }
 
-  TEST_CASE("fuzz: model files") {
+  TEST_CASE("model mutants through load_model_string and build_training_step") {
     fuzz_family("model", fuzz::model_seeds(), 500,
                 [](const SeedFile& f, const std::string& text, const fs::path&) {
                   const models::Model m = models::load_model_string(text, f.name);
@@ -139,14 +150,14 @@ TEST_SUITE("unit") {
                 });
   }
 
-  TEST_CASE("fuzz: calibration databases") {
+  TEST_CASE("calibration database mutants through parse_database") {
     fuzz_family("calibration", fuzz::calibration_seeds(), 400,
                 [](const SeedFile& f, const std::string& text, const fs::path&) {
                   calibration::parse_database(text, f.name);
                 });
   }
 
-  TEST_CASE("fuzz: validation file") {
+  TEST_CASE("validation file mutants through parse_validation_text") {
     fuzz_family("validation", fuzz::validation_seeds(), 400,
                 [](const SeedFile& f, const std::string& text, const fs::path&) {
                   validation::parse_validation_text(text, f.name);

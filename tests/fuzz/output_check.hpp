@@ -1,0 +1,18 @@
+#pragma once
+// The output half of the command-line property: after exit 0, no result file may hold a NaN, an
+// infinity or a null duration (a non-finite double becomes `nan`/`inf` in CSV and `null` in JSON).
+
+#include <filesystem>
+#include <string>
+
+namespace scalecast::fuzz {
+
+// The first bad value in `text` ("line 12: ...nan..."), or "" when there is none. Looks for
+// nan/inf as whole values (any case, signed) and for null as the value of a JSON key that is a
+// duration or a time ("dur", "ts", "..._s", "..._ms").
+std::string bad_value(const std::string& text);
+
+// bad_value() over every .json and .csv file under `dir`, with the file named; "" when all clean.
+std::string bad_output(const std::filesystem::path& dir);
+
+}  // namespace scalecast::fuzz
