@@ -2,16 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace scalecast::fuzz {
 namespace {
-
-bool is_value_edge(char c) {
-  return c == ',' || c == ':' || c == '[' || c == ']' || c == '{' || c == '}' || c == '"' ||
-         c == '\n' || c == '\r' || c == ' ' || c == '\t';
-}
 
 std::string context_at(const std::string& text, std::size_t at) {
   const std::size_t line = static_cast<std::size_t>(
@@ -31,37 +30,120 @@ bool is_time_key(const std::string& key) {
 
 }  // namespace
 
-std::string bad_value(const std::string& text) {
-  std::string lower(text.size(), ' ');
-  std::transform(text.begin(), text.end(), lower.begin(), [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  });
-  for (const std::string word : {"nan", "inf", "infinity"}) {
-    for (std::size_t at = lower.find(word); at != std::string::npos;
-         at = lower.find(word, at + 1)) {
-      std::size_t start = at;
-      if (start > 0 && (lower[start - 1] == '-' || lower[start - 1] == '+')) --start;
-      const std::size_t end = at + word.size();
-      const bool left = start == 0 || is_value_edge(lower[start - 1]);
-      const bool right = end == lower.size() || is_value_edge(lower[end]);
-      if (left && right) return context_at(text, at);
+namespace {
+
+bool is_non_finite_word(std::string w) {
+  for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!w.empty() && (w[0] == '-' || w[0] == '+')) w.erase(0, 1);
+  return w == "nan" || w == "inf" || w == "infinity" || w == "-nan";
+}
+
+bool is_finite_number(const std::string& f) {
+  if (f.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(f.c_str(), &end);
+  return end == f.c_str() + f.size() && std::isfinite(v);
+}
+
+// RFC 4180 fields of one line; a quoted field comes back with `quoted` set (text, not a number).
+std::vector<std::pair<std::string, bool>> csv_fields(const std::string& line) {
+  std::vector<std::pair<std::string, bool>> out;
+  std::string f;
+  bool quoted = false, in_quotes = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_quotes) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        f += '"', ++i;
+      else if (c == '"')
+        in_quotes = false;
+      else
+        f += c;
+    } else if (c == '"') {
+      in_quotes = quoted = true;
+    } else if (c == ',') {
+      out.emplace_back(f, quoted);
+      f.clear();
+      quoted = false;
+    } else if (c != '\r') {
+      f += c;
     }
   }
-  for (std::size_t at = text.find("null"); at != std::string::npos;
-       at = text.find("null", at + 1)) {
-    std::size_t p = at;
-    while (p > 0 && (text[p - 1] == ' ')) --p;
-    if (p == 0 || text[p - 1] != ':') continue;
-    --p;
-    while (p > 0 && text[p - 1] == ' ') --p;
-    if (p == 0 || text[p - 1] != '"') continue;
-    const std::size_t key_end = p - 1;
-    const std::size_t key_start = text.rfind('"', key_end - 1);
-    if (key_start == std::string::npos) continue;
-    if (is_time_key(text.substr(key_start + 1, key_end - key_start - 1)))
-      return context_at(text, at);
+  out.emplace_back(f, quoted);
+  return out;
+}
+
+// JSON: nan/inf outside strings, and null as a duration or time.
+std::string bad_json(const std::string& text) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '-' || c == '+') {
+      std::size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) ||
+                                 text[j] == '-' || text[j] == '+'))
+        ++j;
+      const std::string word = text.substr(i, j - i);
+      if (is_non_finite_word(word)) return context_at(text, i);
+      if (word == "null") {
+        std::size_t p = i;
+        while (p > 0 && text[p - 1] == ' ') --p;
+        if (p > 0 && text[p - 1] == ':') {
+          --p;
+          while (p > 0 && text[p - 1] == ' ') --p;
+          if (p > 1 && text[p - 1] == '"') {
+            const std::size_t key_start = text.rfind('"', p - 2);
+            if (key_start != std::string::npos &&
+                is_time_key(text.substr(key_start + 1, p - 2 - key_start)))
+              return context_at(text, i);
+          }
+        }
+      }
+      i = j - 1;
+    }
   }
   return "";
+}
+
+// CSV: a nan/inf field in a column that holds numbers elsewhere (a layer may be named "inf").
+std::string bad_csv(const std::string& text) {
+  std::vector<std::vector<std::pair<std::string, bool>>> rows;
+  std::vector<std::size_t> offsets;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    rows.push_back(csv_fields(text.substr(pos, end - pos)));
+    offsets.push_back(pos);
+    pos = end + 1;
+  }
+  std::vector<bool> numeric;
+  for (std::size_t r = 1; r < rows.size(); ++r)
+    for (std::size_t c = 0; c < rows[r].size(); ++c) {
+      if (numeric.size() <= c) numeric.resize(c + 1, false);
+      if (!rows[r][c].second && is_finite_number(rows[r][c].first)) numeric[c] = true;
+    }
+  for (std::size_t r = 1; r < rows.size(); ++r)
+    for (std::size_t c = 0; c < rows[r].size(); ++c)
+      if (!rows[r][c].second && is_non_finite_word(rows[r][c].first) && numeric[c])
+        return context_at(text, offsets[r]);
+  return "";
+}
+
+}  // namespace
+
+std::string bad_value(const std::string& text, bool csv) {
+  return csv ? bad_csv(text) : bad_json(text);
 }
 
 std::string bad_output(const std::filesystem::path& dir) {
@@ -73,7 +155,7 @@ std::string bad_output(const std::filesystem::path& dir) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
-    const std::string bad = bad_value(ss.str());
+    const std::string bad = bad_value(ss.str(), p.extension() == ".csv");
     if (!bad.empty()) return p.string() + ": " + bad;
   }
   return "";

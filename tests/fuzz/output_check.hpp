@@ -7,10 +7,11 @@
 
 namespace scalecast::fuzz {
 
-// The first bad value in `text` ("line 12: ...nan..."), or "" when there is none. Looks for
-// nan/inf as whole values (any case, signed) and for null as the value of a JSON key that is a
-// duration or a time ("dur", "ts", "..._s", "..._ms").
-std::string bad_value(const std::string& text);
+// The first bad value in `text` ("line 12: ...nan..."), or "" when there is none. JSON: nan/inf
+// (any case, signed) outside strings, and null as the value of a key that is a duration or a
+// time ("dur", "ts", "..._s", "..._ms"). CSV: a nan/inf field in a column that holds finite
+// numbers in other rows (so a layer named "inf" is no finding).
+std::string bad_value(const std::string& text, bool csv);
 
 // bad_value() over every .json and .csv file under `dir`, with the file named; "" when all clean.
 std::string bad_output(const std::filesystem::path& dir);
