@@ -3,7 +3,8 @@
 // run with its parent), `describe` and `validate`, each command with a time limit. Every command
 // must exit 0 with no NaN, infinity or null duration in any output file, or exit 1 with a located
 // error on stderr; another exit status, a signal or a timeout fails. Simulated points are tiny
-// (one node, two GPUs, one iteration) so that the whole test runs in a few minutes on 2 cores.
+// (two nodes of two GPUs, so that the network is used; one iteration) so that the whole test
+// runs in a few minutes on 2 cores.
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -118,10 +119,10 @@ void fuzz_cli(const std::string& family, const std::vector<SeedFile>& seeds,
   if (only < 0) CHECK(report.successes > 0);  // some mutants must get through to a simulation
 }
 
-// A shipped scenario shrunk to one iteration of one two-GPU node: mutants stay fast to simulate.
+// A shipped scenario shrunk to one iteration on two nodes of two GPUs: mutants stay fast.
 std::string tiny_scenario(const std::string& text) {
   YAML::Node s = YAML::Load(text);
-  s["nodes"] = 1;
+  s["nodes"] = 2;
   s["gpus_per_node"] = 2;
   s["iterations"] = 1;
   s["warmup"] = 0;
@@ -134,19 +135,19 @@ std::string tiny_scenario(const std::string& text) {
 std::string scenario_with(const std::string& platform, const std::string& model,
                           const std::string& calibration) {
   std::string s = "platform: " + platform + "\nmodel: " + model +
-                  "\nprecision: fp16\nbatch_per_gpu: 16\nnodes: 1\ngpus_per_node: 2\n"
+                  "\nprecision: fp16\nbatch_per_gpu: 16\nnodes: 2\ngpus_per_node: 2\n"
                   "iterations: 1\nwarmup: 0\n";
   if (!calibration.empty()) s += "calibration: [" + calibration + "]\n";
   return s;
 }
 
-// `run --point`: the process that simulates one point, with its outputs in dir/point.
+// `run --point`: the process that simulates one point (2 nodes x 2 GPUs), outputs in dir/point.
 std::vector<std::string> run_point(const fs::path& scenario, const fs::path& dir) {
   return {kTool,
           "run",
           scenario.string(),
           "--point",
-          "1",
+          "2",
           "--point-gpus",
           "2",
           "--point-json",
@@ -159,7 +160,7 @@ std::vector<SeedFile> tiny_scenario_seeds() {
   std::vector<SeedFile> seeds = fuzz::scenario_seeds();
   for (SeedFile& s : seeds) {
     s.text = tiny_scenario(s.text);
-    s.variant += (s.variant.empty() ? "" : ", ") + std::string("1 node x 2 GPUs, 1 iteration");
+    s.variant += (s.variant.empty() ? "" : ", ") + std::string("2 nodes x 2 GPUs, 1 iteration");
   }
   return seeds;
 }
