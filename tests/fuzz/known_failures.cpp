@@ -19,6 +19,12 @@ const std::vector<KnownFailure>& known_failures() {
       {"cli-scenario", Outcome::kOtherError,
        "exit 4, stderr:\nscalecast: error: filesystem error: status: File name too long",
        "calibration", "harden-files (B10): calibration path checked -> located error, exit 1"},
+      // clusters (issue 14): a node count beyond the platform's (a mutant that shrinks a
+      // machine below the 2 nodes simulated) exits 4 from the point runner; that branch makes
+      // clusters grow to the count asked for, or a located error.
+      {"cli-platform", Outcome::kOtherError,
+       "exit 4, stderr:\nscalecast: error: the scenario asks for 2 nodes; ", "",
+       "clusters: node count beyond the platform -> grown cluster or located error"},
   };
 
   return kKnown;

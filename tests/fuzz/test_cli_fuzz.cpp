@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "platforms/platform.hpp"
 #include "tests/fuzz/fuzz_harness.hpp"
 #include "tests/fuzz/mutator.hpp"
 #include "tests/fuzz/output_check.hpp"
@@ -133,21 +135,21 @@ std::string tiny_scenario(const std::string& text) {
 
 // A scenario for a mutated platform, model or calibration file in `dir`.
 std::string scenario_with(const std::string& platform, const std::string& model,
-                          const std::string& calibration) {
+                          const std::string& calibration, int nodes = 2) {
   std::string s = "platform: " + platform + "\nmodel: " + model +
-                  "\nprecision: fp16\nbatch_per_gpu: 16\nnodes: 2\ngpus_per_node: 2\n"
-                  "iterations: 1\nwarmup: 0\n";
+                  "\nprecision: fp16\nbatch_per_gpu: 16\nnodes: " + std::to_string(nodes) +
+                  "\ngpus_per_node: 2\niterations: 1\nwarmup: 0\n";
   if (!calibration.empty()) s += "calibration: [" + calibration + "]\n";
   return s;
 }
 
 // `run --point`: the process that simulates one point (2 nodes x 2 GPUs), outputs in dir/point.
-std::vector<std::string> run_point(const fs::path& scenario, const fs::path& dir) {
+std::vector<std::string> run_point(const fs::path& scenario, const fs::path& dir, int nodes = 2) {
   return {kTool,
           "run",
           scenario.string(),
           "--point",
-          "2",
+          std::to_string(nodes),
           "--point-gpus",
           "2",
           "--point-json",
@@ -183,15 +185,24 @@ TEST_SUITE("slow") {
 
   TEST_CASE("platform mutants through describe and run") {
     const std::string gpus = fuzz::read_source_file("platforms/gpus.yaml");
-    fuzz_cli("cli-platform", fuzz::platform_seeds(), 60,
-             [&](const std::string& mutant, const fs::path& dir, std::size_t) {
+    const std::vector<SeedFile> seeds = fuzz::platform_seeds();
+    // Single-node machines (a cloud VM, one server) are simulated on their one node.
+    std::vector<int> nodes;
+    for (const SeedFile& f : seeds)
+      nodes.push_back(
+          std::min(2, platforms::parse_platform(f.text, f.name,
+                                                std::string(SCALECAST_SOURCE_DIR) + "/platforms")
+                          .total_nodes()));
+    fuzz_cli("cli-platform", seeds, 60,
+             [&](const std::string& mutant, const fs::path& dir, std::size_t i) {
+               const int n = nodes[i % seeds.size()];
                write(dir / "platform.yaml", mutant);
                write(dir / "gpus.yaml", gpus);
                write(dir / "scenario.yaml",
-                     scenario_with((dir / "platform.yaml").string(), "resnet50", ""));
+                     scenario_with((dir / "platform.yaml").string(), "resnet50", "", n));
                return std::vector<std::vector<std::string>>{
                    {kTool, "describe", "platform", (dir / "platform.yaml").string()},
-                   run_point(dir / "scenario.yaml", dir)};
+                   run_point(dir / "scenario.yaml", dir, n)};
              });
   }
 
