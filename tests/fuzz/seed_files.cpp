@@ -68,14 +68,14 @@ std::vector<SeedFile> model_seeds() { return folder_seeds("models/examples"); }
 std::vector<SeedFile> calibration_seeds() {
   std::vector<SeedFile> out = folder_seeds("calibration/data");
   for (SeedFile& s : out) {
-    s.text = excerpt(s.text, 40, 25);
-    s.variant = "excerpt: every 25th entry, at most 40";
+    s.text = excerpt(s.text, 20, 50);
+    s.variant = "excerpt: every 50th entry, at most 20";
   }
   return out;
 }
 std::vector<SeedFile> validation_seeds() {
-  return {{"validation/public.yaml", excerpt(read_source_file("validation/public.yaml"), 8, 1),
-           "excerpt: first 8 items of each list"}};
+  return {{"validation/public.yaml", excerpt(read_source_file("validation/public.yaml"), 6, 1),
+           "excerpt: first 6 items of each list"}};
 }
 
 }  // namespace scalecast::fuzz

@@ -159,7 +159,7 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("validation file mutants through parse_validation_text") {
-    fuzz_family("validation", fuzz::validation_seeds(), 400,
+    fuzz_family("validation", fuzz::validation_seeds(), 300,
                 [](const SeedFile& f, const std::string& text, const fs::path&) {
                   validation::parse_validation_text(text, f.name);
                 });
