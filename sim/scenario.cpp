@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 #include "calibration/collective_model.hpp"
 #include "common/config_error.hpp"
@@ -133,11 +134,27 @@ T enum_value(const ConfigNode& n, F parse, const char* allowed) {
   return *v;
 }
 
+// Loads the platform or model a scenario key names. When it cannot be found at all (a ConfigError
+// with no line of its own, or the zoo's std::invalid_argument for an unknown name) the error is
+// the key's, at the key's place; errors inside an existing file keep that file's location.
+template <class F>
+auto load_named_by(const ConfigNode& key, F&& load) {
+  try {
+    return load();
+  } catch (const ConfigError& e) {
+    if (e.line() > 0) throw;
+    key.fail(e.message());
+  } catch (const std::invalid_argument& e) {
+    key.fail(e.what());
+  }
+}
+
 // seq_len: tokens per sequence, only for a model whose input is token ids, and no longer than
 // the model allows (BERT's 512-row position table); the model is loaded to check both.
-std::int64_t load_seq_len(const ConfigNode& n, const std::string& model_name) {
+std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key) {
   const std::int64_t v = n.as_int_in(1, kMaxCount);
-  const models::Model model = models::load_model(model_name);
+  const models::Model model =
+      load_named_by(model_key, [&] { return models::load_model(model_key.as_string()); });
   if (!model.input.tokens) {
     n.fail("expected only for a model whose input is token sequences; " + model.name +
            " takes images");
@@ -252,7 +269,7 @@ double positive_number(const ConfigNode& n, const char* what, double max) {
 
 // input: where batches come from and how they are prepared (sim/input_pipeline.hpp). A storage
 // source must exist on the platform, which is loaded to check it.
-void load_input(const ConfigNode& in, Scenario& s) {
+void load_input(const ConfigNode& in, const ConfigNode& platform_key, Scenario& s) {
   in.check_keys({"sample_size", "prefetch", "source", "stored_sample_size", "decode_rate",
                  "decode_cores", "prefetch_depth"});
   if (auto v = in.optional("sample_size")) s.input_sample_bytes = sample_size(*v);
@@ -261,7 +278,8 @@ void load_input(const ConfigNode& in, Scenario& s) {
   if (auto v = in.optional("source")) {
     p.source = enum_value<InputSource>(*v, parse_input_source, "memory, nvme, pfs");
     if (p.source != InputSource::kMemory) {
-      const platforms::Platform machine = platforms::load_platform(s.platform);
+      const platforms::Platform machine =
+          load_named_by(platform_key, [&] { return platforms::load_platform(s.platform); });
       bool nvme = false;
       for (const platforms::NodeType& t : machine.node_types) nvme = nvme || t.nvme.present;
       if (p.source == InputSource::kPfs && !machine.pfs.present)
@@ -348,9 +366,11 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
-  s.platform = root.required("platform").as_string();
-  s.model = root.required("model").as_string();
-  if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, s.model);
+  const ConfigNode platform_key = root.required("platform");
+  const ConfigNode model_key = root.required("model");
+  s.platform = platform_key.as_string();
+  s.model = model_key.as_string();
+  if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key);
   if (auto v = root.optional("precision")) {
     const auto p = common::parse_precision(v->as_string());
     if (!p) v->fail("expected fp32, tf32, fp16 or bf16, got \"" + v->as_string() + "\"");
@@ -412,12 +432,17 @@ Scenario load(const ConfigNode& root, const std::string& source) {
       v->fail("expected ideal or calibrated, got \"" + n + "\"");
   }
   s.input.decode_cores = 0.0;  // the platform's, unless given
-  if (auto in = root.optional("input")) load_input(*in, s);
+  if (auto in = root.optional("input")) load_input(*in, platform_key, s);
   if (auto v = root.optional("calibration")) s.calibration = v->as_string_list();
   if (auto v = root.optional("framework_efficiency")) {
     // A positive scalar, not capped at 1: validation fits it from anchors, and above 1 means the
     // kernel data is slower than the framework measured.
-    s.framework_efficiency = positive_number(*v, "a time divisor", 100.0);
+    // Bounded: op time / efficiency must stay finite and meaningful (4.9e-324 made every op
+    // infinitely long and SimGrid abort).
+    s.framework_efficiency = v->as_double();
+    if (!(s.framework_efficiency >= 1e-3 && s.framework_efficiency <= 100.0))
+      v->fail("expected a positive number from 0.001 to 100 (a time divisor), got " +
+              v->as_string());
   }
   if (auto v = root.optional("variability")) {
     v->check_keys({"compute_noise", "stragglers", "straggler_slowdown"});
