@@ -9,8 +9,9 @@ struct HostLink {
   double bandwidth_Bps;
 };
 
-// hardware.md §1 (PCIe, [computed] from lanes x rate), §3 (Summit CPU-GPU: 2 NVLink 2 bricks x
-// 25 GB/s); MI250X CPU-GCD Infinity Fabric 36 GB/s per direction (platforms/gpus.yaml).
+// PCIe per direction [computed] from lanes x rate (docs/sources.md, Conventions); Summit CPU-GPU:
+// 2 NVLink 2 bricks x 25 GB/s [OLCF-Summit]; MI250X CPU-GCD Infinity Fabric 36 GB/s per direction
+// (platforms/gpus.yaml).
 constexpr HostLink kHostLinks[] = {
     {"pcie3x16", 15.75e9}, {"pcie3", 15.75e9}, {"pcie4x16", 31.5e9}, {"pcie4", 31.5e9},
     {"pcie5x16", 63e9},    {"pcie5", 63e9},    {"nvlink2", 50e9},    {"infinity-fabric", 36e9},

@@ -90,10 +90,9 @@ constexpr double kMaxFixedCost_s = 1.0;  // a host cost per op or per step; seco
 
 // gpus_per_node: 0 (every GPU of the node) up to the GPUs of the platform's smallest node type
 // (the job may be placed on any of them); more is an error, not a silent clamp.
-int load_gpus_per_node(const ConfigNode& n, const std::string& platform_name) {
+int load_gpus_per_node(const ConfigNode& n, const platforms::Platform& machine) {
   const int v = n.as_int_field(0, kMaxCount);
   if (v == 0) return v;
-  const platforms::Platform machine = platforms::load_platform(platform_name);
   for (const platforms::NodeType& t : machine.node_types) {
     if (v > t.gpu_count)
       n.fail(fmt::format("expected at most {}: a {} node ({}) has {} GPU{}, got {}", t.gpu_count,
@@ -104,12 +103,7 @@ int load_gpus_per_node(const ConfigNode& n, const std::string& platform_name) {
 
 // A node count: 1 to platforms::kMaxClusterNodes.
 int node_count(const ConfigNode& n) {
-  const std::int64_t v = n.as_int();
-  if (v < 1 || v > platforms::kMaxClusterNodes)
-    n.fail(
-        fmt::format("expected a node count from 1 to {} (more is absurd for any machine), got {}",
-                    platforms::kMaxClusterNodes, n.as_string()));
-  return static_cast<int>(v);
+  return n.as_int_field(1, static_cast<int>(platforms::kMaxClusterNodes));
 }
 
 KeyLocation where(const ConfigNode& n) { return {n.file(), n.line(), n.column(), n.path()}; }
@@ -143,7 +137,10 @@ auto load_named_by(const ConfigNode& key, F&& load) {
     return load();
   } catch (const ConfigError& e) {
     if (e.line() > 0) throw;
-    key.fail(e.message());
+    // An unlocated error about the file itself (not found, not a regular file): at the key that
+    // names it, saying which file.
+    key.fail(e.file().empty() || e.file() == key.as_string() ? e.message()
+                                                             : e.file() + ": " + e.message());
   } catch (const std::invalid_argument& e) {
     key.fail(e.what());
   }
@@ -225,11 +222,11 @@ void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
 // An NCCL algorithm or protocol forced by the scenario must exist on the platform at every node
 // count (NVLS needs Hopper and NVSwitch, CollNet `network.sharp`): refused here, before any
 // simulation, with the key's location.
-void check_collective_choice(const ConfigNode& a, const Scenario& s) {
+void check_collective_choice(const ConfigNode& a, const Scenario& s,
+                             const platforms::Platform& machine) {
   const AllReduceConfig& c = s.allreduce;
   const bool forced = needs_collective_model(c.algorithm) || c.protocol.has_value();
   if (c.library != Library::kNccl || !forced) return;
-  const platforms::Platform machine = platforms::load_platform(s.platform);
   const platforms::NodeType& type = machine.node_types[machine.partitions.front().node_type];
   const int gpus = s.gpus_per_node > 0 ? std::min(s.gpus_per_node, type.gpu_count) : type.gpu_count;
   const bool hierarchical = c.algorithm == Algorithm::kHierarchical;
@@ -269,7 +266,7 @@ double positive_number(const ConfigNode& n, const char* what, double max) {
 
 // input: where batches come from and how they are prepared (sim/input_pipeline.hpp). A storage
 // source must exist on the platform, which is loaded to check it.
-void load_input(const ConfigNode& in, const ConfigNode& platform_key, Scenario& s) {
+void load_input(const ConfigNode& in, const platforms::Platform& machine, Scenario& s) {
   in.check_keys({"sample_size", "prefetch", "source", "stored_sample_size", "decode_rate",
                  "decode_cores", "prefetch_depth"});
   if (auto v = in.optional("sample_size")) s.input_sample_bytes = sample_size(*v);
@@ -278,8 +275,6 @@ void load_input(const ConfigNode& in, const ConfigNode& platform_key, Scenario& 
   if (auto v = in.optional("source")) {
     p.source = enum_value<InputSource>(*v, parse_input_source, "memory, nvme, pfs");
     if (p.source != InputSource::kMemory) {
-      const platforms::Platform machine =
-          load_named_by(platform_key, [&] { return platforms::load_platform(s.platform); });
       bool nvme = false;
       for (const platforms::NodeType& t : machine.node_types) nvme = nvme || t.nvme.present;
       if (p.source == InputSource::kPfs && !machine.pfs.present)
@@ -325,8 +320,9 @@ double default_sample_bytes(const models::Model& m, std::int64_t seq_len) {
 // The model, batch and precision must fit every GPU the job can be placed on (each node type of
 // the platform): weights, gradients, optimizer state, kept activations, input batches and a
 // workspace (models/memory_estimate.hpp), against the GPU catalog's memory.
-void check_memory(const ConfigNode& root, const Scenario& s) {
-  const models::Model model = models::load_model(s.model);
+void check_memory(const ConfigNode& root, const Scenario& s, const platforms::Platform& machine) {
+  const ConfigNode model_key = root.required("model");
+  const models::Model model = load_named_by(model_key, [&] { return models::load_model(s.model); });
   models::StepOptions options;
   options.batch = s.batch_per_gpu;
   options.precision = s.precision;
@@ -337,7 +333,6 @@ void check_memory(const ConfigNode& root, const Scenario& s) {
                                                    : default_sample_bytes(model, step.seq_len());
   mo.input_batch_bytes = s.batch_per_gpu * sample * (s.prefetch ? 2.0 : 1.0);
   const models::MemoryEstimate m = models::estimate_memory(model, step, mo);
-  const platforms::Platform machine = platforms::load_platform(s.platform);
   for (const platforms::NodeType& t : machine.node_types) {
     if (m.total_bytes() <= t.gpu.memory_bytes) continue;
     const auto gib = [](double b) { return fmt::format("{:.1f}", b / 1073741824.0); };
@@ -369,6 +364,10 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   const ConfigNode platform_key = root.required("platform");
   const ConfigNode model_key = root.required("model");
   s.platform = platform_key.as_string();
+  // The platform is loaded once, here: the checks below read it, and a platform that cannot be
+  // loaded is an error at the key that names it (its own errors keep their own file:line).
+  const platforms::Platform machine =
+      load_named_by(platform_key, [&] { return platforms::load_platform(s.platform); });
   s.model = model_key.as_string();
   if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key);
   if (auto v = root.optional("precision")) {
@@ -390,7 +389,7 @@ Scenario load(const ConfigNode& root, const std::string& source) {
     s.nodes_at.push_back(where(nodes));
   }
   if (auto v = root.optional("cluster")) load_cluster(*v, s);
-  if (auto v = root.optional("gpus_per_node")) s.gpus_per_node = load_gpus_per_node(*v, s.platform);
+  if (auto v = root.optional("gpus_per_node")) s.gpus_per_node = load_gpus_per_node(*v, machine);
   if (auto v = root.optional("placement")) {
     const std::string p = v->as_string();
     if (p == "packed")
@@ -413,7 +412,7 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   }
   if (auto v = root.optional("allreduce")) {
     load_allreduce(*v, s.allreduce);
-    check_collective_choice(*v, s);
+    check_collective_choice(*v, s, machine);
   }
   if (auto v = root.optional("fixed_costs")) load_fixed_costs(*v, s.fixed_costs);
   if (auto v = root.optional("fidelity"))
@@ -432,7 +431,7 @@ Scenario load(const ConfigNode& root, const std::string& source) {
       v->fail("expected ideal or calibrated, got \"" + n + "\"");
   }
   s.input.decode_cores = 0.0;  // the platform's, unless given
-  if (auto in = root.optional("input")) load_input(*in, platform_key, s);
+  if (auto in = root.optional("input")) load_input(*in, machine, s);
   if (auto v = root.optional("calibration")) s.calibration = v->as_string_list();
   if (auto v = root.optional("framework_efficiency")) {
     // A positive scalar, not capped at 1: validation fits it from anchors, and above 1 means the
@@ -475,7 +474,7 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   // memory_check: false is for replaying measured runs (validation), which ran and so fit,
   // whatever the estimate says of the precision they are simulated at.
   s.memory_check = root.bool_or("memory_check", true);
-  if (s.memory_check) check_memory(root, s);
+  if (s.memory_check) check_memory(root, s, machine);
   YAML::Emitter out;
   out << root.raw();
   s.resolved_yaml = std::string(out.c_str()) + "\n";
