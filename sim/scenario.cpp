@@ -166,7 +166,12 @@ std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key) {
 
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   a.check_keys({"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time",
-                "chunks", "bucketing", "first_bucket", "packs", "after_backward"});
+                "chunks", "bucketing", "first_bucket", "packs", "after_backward", "tuner"});
+  if (auto v = a.optional("tuner")) {
+    const std::string t = v->as_string();
+    if (t != "nccl" && t != "none") v->fail("expected nccl or none, got \"" + t + "\"");
+    c.nccl_tuner = t == "nccl";
+  }
   if (auto v = a.optional("library"))
     c.library = enum_value<Library>(*v, parse_library, "nccl, mpi");
   if (auto v = a.optional("algorithm"))
@@ -205,6 +210,12 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   }
   if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
   if (auto v = a.optional("chunks")) c.chunks = positive_int(*v);
+  // An NCCL-only algorithm or an NCCL protocol asks for NCCL's tuning model.
+  if (needs_collective_model(c.algorithm) || c.protocol.has_value()) {
+    if (auto v = a.optional("tuner"); v && !c.nccl_tuner)
+      v->fail("expected nccl: the algorithm or protocol chosen here needs NCCL's tuning model");
+    c.nccl_tuner = true;
+  }
 }
 
 // fixed_costs: host costs per op and per iteration (calibration/fixed_costs.hpp).

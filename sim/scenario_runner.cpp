@@ -146,7 +146,7 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   fixed(spec.program);
   for (StepProgram& p : spec.programs) fixed(p);
   spec.allreduce = s.allreduce;
-  if (s.allreduce.library == Library::kNccl) {
+  if (s.allreduce.library == Library::kNccl && s.allreduce.nccl_tuner) {
     // NCCL's tuning model for this communicator: the first node's type stands for the job's.
     const platforms::NodeType& type = platform->node_type(spec.nodes.front());
     const auto tuner = [&](int nodes, int gpus) {

@@ -148,7 +148,7 @@ TEST_SUITE("unit") {
     std::ofstream(dir / "db.yaml") << db;
     const std::string scenario =
         "platform: dgx1-v100\nmodel: resnet50\nprecision: fp16\nbatch_per_gpu: 32\nnodes: [1]\n"
-        "iterations: 1\nallreduce:\n  algorithm: ring\nfidelity: wave\n";
+        "iterations: 1\nallreduce:\n  algorithm: ring\n  tuner: nccl\nfidelity: wave\n";
     std::ofstream(dir / "datasheet.yaml") << scenario;
     std::ofstream(dir / "measured.yaml") << scenario << "calibration: [db.yaml]\n";
     std::map<std::string, nlohmann::json> point;
