@@ -44,13 +44,13 @@ def run_main(*args):
 
 
 def public_throughput(point_id):
-    """measured.throughput of a point of validation/public.yaml (the text, no YAML library)."""
-    with open(os.path.join(ROOT, "validation", "public.yaml"), encoding="utf-8") as f:
+    """measured.throughput of a point of validation/mlperf-scale.yaml (the text, no YAML library)."""
+    with open(os.path.join(ROOT, "validation", "mlperf-scale.yaml"), encoding="utf-8") as f:
         text = f.read()
     m = re.search(r'- id: "' + re.escape(point_id) + r'"\n(?:    .*\n)*?      throughput: (\S+)',
                   text)
     if m is None:
-        raise AssertionError(f"{point_id} has no throughput in public.yaml")
+        raise AssertionError(f"{point_id} has no throughput in mlperf-scale.yaml")
     return float(m.group(1))
 
 
