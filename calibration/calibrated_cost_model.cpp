@@ -213,7 +213,8 @@ std::optional<double> CalibratedCostModel::fitted(const MeasurementKey& key,
 double CalibratedCostModel::datasheet(const MeasurementKey& key, const platforms::GpuSpec& gpu,
                                       double bytes) const {
   if (key.op == "memcpy") {
-    const double link = host_link_bandwidth(gpu.host_link);
+    const double link =
+        gpu.host_link == "memory" ? gpu.memory_bandwidth : host_link_bandwidth(gpu.host_link);
     if (!(link > 0))
       throw std::invalid_argument(fmt::format(
           "cost model: GPU '{}' has host link '{}' with no known bandwidth (known: pcie3x16, "

@@ -174,7 +174,8 @@ std::map<MeasuredCollectiveKey, AlphaBetaFit> fit_measured_all_reduces(const Dat
   std::map<MeasuredCollectiveKey, AlphaBetaFit> fits;
   for (auto& [key, pts] : sweeps) {
     std::sort(pts.begin(), pts.end());
-    if (pts.size() < 3) continue;  // as the cost model's copy/collective lines (calibration/README.md)
+    if (pts.size() < 3)
+      continue;  // as the cost model's copy/collective lines (calibration/README.md)
     std::vector<double> sizes, times;
     for (const auto& [size, t] : pts) sizes.push_back(size), times.push_back(t);
     try {

@@ -170,7 +170,7 @@ preflight)
   expect 1 "^$D/g.yaml:5:16: error: gpus_per_node: expected at most 6: a summit node \(ac922\) has 6 GPUs, got 8$" \
     "$exe" run "$D/g.yaml" --out "$D/out"
   [[ ! -e $D/out ]] || fail "a result folder was created"
-  expect 1 "^--set: error: model: unknown model 'resnet5' \(did you mean 'resnet50'\?\)$" \
+  expect 1 "^--set model=resnet5: error: model: unknown model 'resnet5' \(did you mean 'resnet50'\?\)$" \
     "$exe" run "$scen" --set model=resnet5
   printf 'name: c\nplatform: summit\nmodel: resnet50\nnodes: 1\ncalibration: [ok.yaml, missing.yaml]\n' >"$D/c.yaml"
   cp calibration/data/deepbench-v100.yaml "$D/ok.yaml"

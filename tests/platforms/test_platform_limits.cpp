@@ -131,7 +131,7 @@ TEST_SUITE("unit") {
         "host_link: pcie9x16}\n";
     CHECK(error_of(mutate("node_types:\n", gpus + "node_types:\n"))
               .find("gpus.myg.host_link: unknown host link 'pcie9x16' (known: pcie3x16, pcie3, "
-                    "pcie4x16, pcie4, pcie5x16, pcie5, nvlink2, infinity-fabric)") !=
+                    "pcie4x16, pcie4, pcie5x16, pcie5, nvlink2, infinity-fabric, memory)") !=
           std::string::npos);
     CHECK(host_link_bandwidth("infinity-fabric") == 36e9);
   }

@@ -193,8 +193,8 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("the MLPerf-at-scale set loads with its documented counts") {
-    const ValidationFile f = load_validation_file(std::string(SCALECAST_SOURCE_DIR) +
-                                                  "/validation/mlperf-scale.yaml");
+    const ValidationFile f =
+        load_validation_file(std::string(SCALECAST_SOURCE_DIR) + "/validation/mlperf-scale.yaml");
     int anchors = 0;
     int predict = 0;
     for (const ValidationPoint& p : f.points) (p.role == Role::kAnchor ? anchors : predict)++;

@@ -190,7 +190,8 @@ TEST_SUITE("unit") {
               .starts_with("s.yaml:4:22: error: cluster.partition: platform 'summit' has no "
                            "partition 'gpu'"));
     CHECK_THROWS_WITH_AS(load_scenario_text(summit + "nodes: [1000001]\n", "s.yaml"),
-                         doctest::Contains("nodes[0]: expected a node count from 1 to 1000000"),
+                         doctest::Contains("nodes[0]: expected at most 1,000,000 (a whole number "
+                                           "from 1 to 1,000,000), got 1000001"),
                          common::ConfigError);
   }
 }

@@ -258,7 +258,9 @@ TEST_SUITE("unit") {
           std::string::npos);
     const std::string packs = error_of(kBase + "allreduce:\n  bucketing: packs\n  packs: 0\n");
     INFO(packs);
-    CHECK(packs.find("allreduce.packs: expected at least 1 (a whole number from 1 to 1,000,000), got 0") != std::string::npos);
+    CHECK(packs.find(
+              "allreduce.packs: expected at least 1 (a whole number from 1 to 1,000,000), got 0") !=
+          std::string::npos);
     const std::string rule = error_of(kBase + "allreduce:\n  bucketing: layers\n");
     CHECK(rule.find("expected one of fusion, ddp, packs") != std::string::npos);
     const std::string neg = error_of(kBase + "fixed_costs:\n  dispatch_per_op: -2us\n");
