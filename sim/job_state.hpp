@@ -153,8 +153,9 @@ struct Job::State {
   BucketPlan plan_bucket(double bytes) const;
   void record_choice(double bytes);
   double pattern_alpha_s(InterStage inter) const;
-  void inter_stage(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes,
-                   const std::vector<int>& members, int pos, double bytes, InterStage stage);
+  // The inter-node stage among n members, member i being box i * stride + offset.
+  void inter_stage(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes, int n,
+                   int stride, int offset, int pos, double bytes, InterStage stage);
   void measure_edges();
   void setup_rails();
 
