@@ -8,7 +8,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_guard.hpp"
+#include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
+#include "sim/cluster.hpp"
 #include "validation/run_predictor.hpp"
 #include "validation/trace_comparison.hpp"
 #include "validation/trace_metrics.hpp"
@@ -45,6 +47,11 @@ int run_compare(const CompareTraceOptions& o) {
   mopt.warmup = o.warmup;
   const validation::TraceMetrics m = validation::compute_metrics(measured, read.classifier, mopt);
 
+  // The scenario, its platform, model and calibration databases and its node count are checked
+  // before anything is simulated (exit 1 at the key), as run does; the trace's own errors come
+  // first.
+  const sim::Scenario scenario = preflight(o.scenario, {});
+  sim::check_node_counts(scenario, scenario.nodes);
   install_interrupt_handlers();
   const TempDir work("compare");  // private, fresh, removed on exit and after Ctrl-C
   validation::RunScenarioSimulator simulator(self_exe(), work.path(), read);

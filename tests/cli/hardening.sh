@@ -176,6 +176,9 @@ preflight)
   cp calibration/data/deepbench-v100.yaml "$D/ok.yaml"
   expect 1 "^$D/c.yaml:5:24: error: calibration\[1\]: no calibration database file 'missing.yaml'" \
     "$exe" sweep "$D/c.yaml" --out "$D/sw"
+  # compare-trace too, before simulating.
+  expect 1 "^$D/c.yaml:5:24: error: calibration\[1\]: no calibration database file 'missing.yaml'" \
+    "$exe" compare-trace tests/validation/data/kineto_steps.json --scenario "$D/c.yaml"
   printf 'name: p\nplatform: nosuch\nmodel: resnet50\nnodes: 1\n' >"$D/p.yaml"
   expect 1 "^$D/p.yaml:2:11: error: platform: no platform named 'nosuch'" \
     "$exe" sweep "$D/p.yaml" --axis allreduce.algorithm=ring,tree --out "$D/sw"
