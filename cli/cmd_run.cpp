@@ -1,5 +1,8 @@
 // `scalecast run`: simulate one scenario (or each node count of a list, each in its own process).
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -35,6 +38,7 @@ struct RunOptions {
   int point_gpus = 0;
   std::string point_json;
   std::string point_dir;
+  int point_progress_fd = -1;  // the parent's stderr, for iteration progress (--progress)
 };
 
 // The scenario's calibration databases merged (calibration/database.hpp rules); paths are
@@ -63,7 +67,23 @@ int run_one_point(const RunOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const calibration::Database db = scenario_database(s);
   const auto cost_model = make_cost_model(s, db);
-  const sim::JobResult r = sim::run_point(s, {o.point, o.point_gpus}, *cost_model, &db);
+  sim::PointRequest request(o.point, o.point_gpus);
+  if (o.point_progress_fd >= 0) {
+    // A long point (flow fidelity at scale) reports its simulated iterations on the parent's
+    // stderr: a line at most every 10 s of wall time, and the last one. Never into results.
+    auto last = std::make_shared<std::chrono::steady_clock::time_point>(t0);
+    request.on_iteration = [fd = o.point_progress_fd, nodes = o.point, t0, last](int done,
+                                                                                 int total) {
+      const auto now = std::chrono::steady_clock::now();
+      if (done < total && std::chrono::duration<double>(now - *last).count() < 10.0) return;
+      *last = now;
+      const std::string line = fmt::format(
+          "scalecast: [progress] point {} nodes: iteration {}/{} simulated, wall {:.1f} s\n", nodes,
+          done, total, std::chrono::duration<double>(now - t0).count());
+      [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+    };
+  }
+  const sim::JobResult r = sim::run_point(s, request, *cost_model, &db);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("point {} nodes x {} GPUs: {:.3f} s simulated per iteration, {:.2f} s wall", r.nodes,
                r.gpus_per_node, r.iteration_time_s, wall);
@@ -132,6 +152,9 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("--point-gpus", opts->point_gpus, "Internal: GPUs per node")->group("");
   sub->add_option("--point-json", opts->point_json, "Internal: point summary file")->group("");
   sub->add_option("--point-dir", opts->point_dir, "Internal: point output folder")->group("");
+  sub->add_option("--point-progress-fd", opts->point_progress_fd,
+                  "Internal: write iteration progress to this inherited descriptor")
+      ->group("");
   sub->callback([opts, &action] {
     action = [opts]() -> int {
       return opts->point > 0 ? run_one_point(*opts) : run_scenario(*opts);

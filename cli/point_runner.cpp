@@ -104,11 +104,15 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
       args.insert(args.end(), {"--point", std::to_string(p.nodes), "--point-gpus",
                                std::to_string(p.gpus_per_node), "--point-json", json});
       if (!p.out_dir.empty()) args.insert(args.end(), {"--point-dir", p.out_dir});
+      // With progress on, the point reports its iterations on our stderr (its own stderr is a
+      // file, read for errors): a long flow-fidelity point shows it is moving.
+      if (bar) args.insert(args.end(), {"--point-progress-fd", "3"});
       std::vector<char*> argv;
       for (std::string& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
       posix_spawn_file_actions_t fa;
       posix_spawn_file_actions_init(&fa);
+      if (bar) posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, 3);
       posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, (base + ".err").c_str(),
                                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
       pid_t pid = 0;

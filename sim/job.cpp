@@ -323,7 +323,10 @@ void Job::State::rank_main(int rank) {
           recorder.add({rank, prog.ops[i].stream, it, t_opt + f * sched.op_start_s[i],
                         t_opt + f * sched.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
     sg4::this_actor::sleep_for(f * sched.optimizer_s);
-    if (rank == 0) recorder.mark_iteration(it, t_iter, sg4::Engine::get_clock(), buckets);
+    if (rank == 0) {
+      recorder.mark_iteration(it, t_iter, sg4::Engine::get_clock(), buckets);
+      if (spec.on_iteration) spec.on_iteration(it + 1, total);
+    }
     if (spec.input.staged()) release_batch(rank, it);
   }
   if (rail_mode) {  // tell the rail actors there is no further bucket

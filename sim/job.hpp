@@ -16,6 +16,7 @@
 // node issues (one reader actor per node and CPU socket) because they share the file system.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,9 @@ struct JobSpec {
   Fidelity fidelity = Fidelity::kWave;  // kAuto is resolved by size
   int warmup = 0;
   int iterations = 1;
+  // Called on job rank 0 as each iteration (warm-up included) ends: (done, warmup + iterations).
+  // For progress reports only; it must not touch the simulation.
+  std::function<void(int, int)> on_iteration;
   bool prefetch = true;  // input copy of the next batch overlaps this step
   // Storage read, decode and copy stages ahead of compute (input_pipeline.hpp); when not
   // `staged()` the input is the host-to-device copy above, with `prefetch`.

@@ -213,9 +213,8 @@ double Job::State::pattern_alpha_s(InterStage stage) const {
   return a;
 }
 
-void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes,
-                             int n, int stride, int offset, int pos, double bytes,
-                             InterStage stage) {
+void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes, int n,
+                             int stride, int offset, int pos, double bytes, InterStage stage) {
   // Member i of the stage is box i * stride + offset. Only the tree needs the list itself, built
   // for the call: every rail actor holding an n-long list for its lifetime cost O(nodes^2)
   // memory (170 MB at 4,608 Summit nodes, 2.2 GB at 16,667).
@@ -234,8 +233,8 @@ void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount
     case InterStage::kSharp:
       // In-network reduction: the shard goes up through the NIC once and the result comes back
       // once; a flow to the next node loads the same NIC ports and leaf switch.
-      ring_phase(boxes[member((pos + 1) % n)][kInter], boxes[member(pos)][kInter], 1, bytes,
-                 inter, LinkClass::kInterNode, 1.0);
+      ring_phase(boxes[member((pos + 1) % n)][kInter], boxes[member(pos)][kInter], 1, bytes, inter,
+                 LinkClass::kInterNode, 1.0);
       return;
   }
 }

@@ -175,6 +175,7 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
       resolve_fidelity(s.fidelity, request.nodes * spec.gpus_per_node, s.flow_limit_gpus);
   spec.warmup = s.warmup;
   spec.iterations = s.iterations;
+  spec.on_iteration = request.on_iteration;
   spec.prefetch = s.prefetch;
   spec.input = s.input;
   if (spec.input.decode_samples_per_s > 0.0 && spec.input.decode_cores <= 0.0) {

@@ -5,6 +5,8 @@
 // result. SimGrid allows one engine per process, so call run_point at most once per process
 // (the CLI starts a child process per point).
 
+#include <functional>
+
 #include "calibration/cost_model.hpp"
 #include "calibration/database.hpp"
 #include "models/training_step.hpp"
@@ -15,8 +17,11 @@
 namespace scalecast::sim {
 
 struct PointRequest {
+  PointRequest(int n = 1, int g = 0) : nodes(n), gpus_per_node(g) {}
   int nodes = 1;
   int gpus_per_node = 0;  // 0: the scenario's value (0 there: every GPU of the node)
+  // Progress only: called as each simulated iteration ends (done, total); see JobSpec.
+  std::function<void(int, int)> on_iteration;
 };
 
 // `collectives_db`: the scenario's calibration database; its measured all-reduces of the job's

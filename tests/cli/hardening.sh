@@ -139,6 +139,9 @@ progress)
   "$exe" run "$scen" "${quick[@]}" --out "$D/a" >"$D/a.txt" 2>/dev/null || fail "run"
   "$exe" run "$scen" "${quick[@]}" --progress --out "$D/b" >"$D/b.txt" 2>"$D/b.err" || fail "run --progress"
   grep -Eq '\[progress\] points 3/3 ' "$D/b.err" || fail "no progress line: $(cat "$D/b.err")"
+  # Each point reports its simulated iterations too (a long flow point is not silent).
+  grep -Eq '\[progress\] point [0-9]+ nodes: iteration [0-9]+/[0-9]+ simulated' "$D/b.err" ||
+    fail "no per-point iteration line: $(cat "$D/b.err")"
   cmp "$D/a.txt" "$D/b.txt" || fail "stdout differs with --progress"
   diff -r "$D/a" "$D/b" >/dev/null || fail "result files differ with --progress"
   ;;
