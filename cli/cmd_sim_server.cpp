@@ -12,10 +12,12 @@
 // The server exits when stdin closes. Client: validation/sim_server.hpp.
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -70,6 +72,9 @@ bool read_request(LineReader& in, std::string& out_path, std::vector<std::string
 }
 
 [[noreturn]] void run_child(const std::string& out_path, std::vector<std::string> args) {
+  // Dies with the server: when validate is interrupted it kills its servers (common/
+  // interrupt.hpp), and a simulation left behind would run on for nothing.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int null = ::open("/dev/null", O_RDONLY);
   if (out < 0 || null < 0) ::_exit(kExitFailure);

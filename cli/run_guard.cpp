@@ -18,54 +18,6 @@
 #include "common/config_error.hpp"
 
 namespace scalecast::cli {
-namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;
-// Lock-free slots, so the signal handler reads them safely (0: free).
-std::array<std::atomic<pid_t>, 4096> g_children{};
-
-void on_signal(int) {
-  g_interrupted = 1;
-  for (auto& c : g_children) {
-    const pid_t pid = c.load();
-    if (pid > 0) ::kill(pid, SIGTERM);
-  }
-}
-
-}  // namespace
-
-void install_interrupt_handlers() {
-  static bool installed = false;
-  if (installed) return;
-  installed = true;
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;  // no SA_RESTART: waitpid returns EINTR; a second signal kills
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
-}
-
-bool interrupted() { return g_interrupted != 0; }
-
-void throw_if_interrupted() {
-  if (interrupted()) throw Interrupted();
-}
-
-void register_child(pid_t pid) {
-  for (auto& c : g_children) {
-    pid_t free = 0;
-    if (c.compare_exchange_strong(free, pid)) break;
-  }
-  if (interrupted()) ::kill(pid, SIGTERM);  // started while the handler ran
-}
-
-void unregister_child(pid_t pid) {
-  for (auto& c : g_children) {
-    pid_t mine = pid;
-    if (c.compare_exchange_strong(mine, 0)) return;
-  }
-}
 
 TempDir::TempDir(const std::string& tag) {
   const char* env = std::getenv("TMPDIR");

@@ -10,32 +10,26 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/interrupt.hpp"
+
 namespace scalecast::cli {
 
 // Exit status after SIGINT/SIGTERM (128 + SIGINT, what shells report for Ctrl-C).
 inline constexpr int kExitInterrupted = 130;
 
-// Thrown where the process notices an interruption; run_main() turns it into exit 130.
-class Interrupted : public std::runtime_error {
- public:
-  Interrupted() : std::runtime_error("interrupted") {}
-};
+// Interruption lives in common/interrupt.hpp (the validation layer registers its processes too).
+using common::install_interrupt_handlers;
+using common::Interrupted;
+using common::interrupted;
+using common::register_child;
+using common::throw_if_interrupted;
+using common::unregister_child;
 
 // A point process failed on bad input (exit 1): its message, so the parent exits 1 too.
 class ChildInputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Installs the SIGINT/SIGTERM handlers (once per process; a second signal kills at once).
-void install_interrupt_handlers();
-// True once SIGINT or SIGTERM arrived.
-bool interrupted();
-// Throws Interrupted when interrupted().
-void throw_if_interrupted();
-// Point processes the handler kills (SIGTERM) when the run is interrupted.
-void register_child(pid_t pid);
-void unregister_child(pid_t pid);
 
 // A fresh private folder "$TMPDIR/scalecast-<tag>-XXXXXX" (mode 0700, mkdtemp: never an existing
 // path, so a planted symlink cannot redirect it); removed with its contents on destruction.

@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include "common/interrupt.hpp"
+
 namespace scalecast::validation {
 
 Configuration configuration_of(const ValidationPoint& point, const std::string& base_dir) {
@@ -60,6 +62,8 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
       efficiency *= fit.measured / simulated;
     }
     fit.fitted = true;
+  } catch (const common::Interrupted&) {
+    throw;  // not this anchor's failure: the whole run stops
   } catch (const Unsupported& e) {
     fit.fitted = false;
     fit.skip_reason = e.what();
@@ -118,6 +122,8 @@ PointResult predict_point(const ValidationPoint& p, const AnchorFit& fit,
     }
     r.error_pct = (r.predicted - r.measured) / r.measured * 100.0;
     r.simulated = true;
+  } catch (const common::Interrupted&) {
+    throw;  // not this point's failure: the whole run stops
   } catch (const Unsupported& e) {
     r.skip_reason = e.what();
   } catch (const std::exception& e) {

@@ -17,6 +17,7 @@
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
+#include "common/interrupt.hpp"
 #include "models/zoo.hpp"
 #include "platforms/cluster_size.hpp"
 #include "platforms/data_dir.hpp"
@@ -243,6 +244,7 @@ Prediction parse_summary_json(const std::string& text, const std::string& name) 
 }
 
 int run_process(const std::vector<std::string>& argv, std::string& output) {
+  common::throw_if_interrupted();
   std::string command;
   for (const std::string& a : argv) command += shell_quote(a) + " ";
   command += "2>&1";
@@ -253,6 +255,7 @@ int run_process(const std::vector<std::string>& argv, std::string& output) {
   output.clear();
   while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
   const int status = pclose(pipe);
+  common::throw_if_interrupted();  // a simulation cut short is no result
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -309,6 +312,7 @@ Prediction RunPredictor::predict(const Configuration& config) const {
 
 int RunPredictor::run_child(const std::vector<std::string>& argv, const std::string& output_path,
                             std::string& output) const {
+  common::throw_if_interrupted();
   if (use_servers_) {
     std::unique_ptr<SimServer> server;
     int number = 0;
@@ -328,6 +332,7 @@ int RunPredictor::run_child(const std::vector<std::string>& argv, const std::str
         server = std::make_unique<SimServer>(exe_, calibration_, log.string());
       }
       const int rc = server->run(argv, output_path);
+      common::throw_if_interrupted();  // its simulation was killed: no result, no fallback
       std::ifstream in(output_path);
       std::ostringstream text;
       text << in.rdbuf();
@@ -336,6 +341,7 @@ int RunPredictor::run_child(const std::vector<std::string>& argv, const std::str
       idle_servers_.push_back(std::move(server));
       return rc;
     } catch (const SimServerError& e) {
+      common::throw_if_interrupted();  // killed by the interruption, not broken
       // A server that cannot start or stopped answering: this and later simulations of this
       // predictor start their own process, which gives the same results, only slower.
       if (use_servers_.exchange(false))

@@ -11,6 +11,8 @@
 
 extern char** environ;
 
+#include "common/interrupt.hpp"
+
 namespace scalecast::validation {
 
 SimServer::SimServer(const std::string& exe, const std::vector<std::string>& preload,
@@ -40,6 +42,7 @@ SimServer::SimServer(const std::string& exe, const std::vector<std::string>& pre
     pid_ = -1;
     throw SimServerError("cannot start " + exe + " sim-server");
   }
+  common::register_child(pid_);  // killed with its simulation on SIGINT/SIGTERM
   fd_ = fds[0];
 }
 
@@ -49,6 +52,7 @@ SimServer::~SimServer() {
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    common::unregister_child(pid_);
   }
 }
 

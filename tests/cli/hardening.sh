@@ -111,6 +111,38 @@ interrupt_validate)
   [[ ! -s $D/out.txt && ! -e $D/v.json && ! -e $D/v.json.lock ]] || fail "results written after SIGINT"
   [[ -z $(ls -A "$D/tmp") ]] || fail "left in TMPDIR: $(ls -A "$D/tmp")"
   ;;
+interrupt_validate_term)
+  # SIGTERM to validate alone (not its process group, as a batch system or `kill` sends it) while
+  # simulations run: its simulation servers and their simulations are killed at once and it
+  # exits 130 within 2 s, nothing left running (it used to wait for the simulations in flight;
+  # the 4,000-GPU points of mlperf-scale.yaml take seconds each).
+  mkdir "$D/tmp"
+  TMPDIR=$D/tmp "$exe" validate validation/mlperf-scale.yaml -j 1 --json "$D/v.json" >"$D/out.txt" 2>"$D/err.txt" &
+  pid=$!
+  sims=""
+  for _ in $(seq 300); do
+    servers=$(pgrep -P $pid | tr '\n' ' ')
+    sims=$(for s in $servers; do pgrep -P "$s"; done | tr '\n' ' ')
+    [[ -n ${sims// /} ]] && break
+    sleep 0.05
+  done
+  [[ -n ${sims// /} ]] || fail "no simulation started"
+  sleep 0.5
+  start=$(date +%s%N)
+  kill -TERM $pid
+  wait $pid
+  rc=$?
+  took_ms=$((($(date +%s%N) - start) / 1000000))
+  [[ $rc -eq 130 ]] || fail "exit $rc after SIGTERM, expected 130: $(cat "$D/err.txt")"
+  ((took_ms <= 2000)) || fail "took $took_ms ms to stop after SIGTERM"
+  alive() { [[ -e /proc/$1 ]] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+  for p in $servers $sims; do
+    for _ in $(seq 20); do alive "$p" || break; sleep 0.1; done
+    alive "$p" && fail "process $p still runs 2 s after SIGTERM"
+  done
+  [[ ! -s $D/out.txt && ! -e $D/v.json ]] || fail "results written after SIGTERM"
+  [[ -z $(ls -A "$D/tmp") ]] || fail "left in TMPDIR: $(ls -A "$D/tmp")"
+  ;;
 concurrent_out)
   # Two runs into one --out: the second is refused while the first holds the folder.
   "$exe" -q run "$scen" --set 'nodes=[8]' --set fidelity=flow --set iterations=2 -j 1 \
