@@ -25,13 +25,7 @@ namespace fs = std::filesystem;
 using common::ConfigError;
 using common::ConfigNode;
 
-bool looks_like_path(const std::string& s) {
-  const auto ends = [&](std::string_view suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
-  };
-  return s.find('/') != std::string::npos || ends(".yaml") || ends(".yml");
-}
+using platforms::looks_like_path;
 
 std::string absolute(const std::string& p) { return fs::absolute(p).lexically_normal().string(); }
 
@@ -79,13 +73,7 @@ std::string missing_file(const std::string& what, const std::string& ref,
 }  // namespace
 
 std::string resolve_input_path(const std::string& ref, const std::string& scenario_file) {
-  std::error_code ec;
-  const fs::path p(ref);
-  if (p.is_absolute() || fs::exists(p, ec)) return ref;
-  const fs::path beside = fs::path(scenario_file).parent_path() / p;
-  if (fs::exists(beside, ec)) return beside.lexically_normal().string();
-  const std::string found = platforms::find_data_file(ref);
-  return found.empty() ? ref : found;
+  return platforms::resolve_reference(ref, scenario_file);
 }
 
 sim::Scenario with_resolved_paths(sim::Scenario s) {

@@ -17,4 +17,14 @@ std::vector<std::string> data_dirs();
 // none does.
 std::string find_data_file(const std::string& relative);
 
+// True when a reference names a file rather than a bare name: it holds a '/' or ends in
+// .yaml/.yml.
+bool looks_like_path(const std::string& ref);
+
+// A file another file refers to (a scenario's platform, model or calibration database): as given
+// when absolute or present from the working directory, else next to `referring_file`, else in
+// the data dirs; unchanged when none has it (the loader then reports it missing). So a scenario
+// runs from any directory.
+std::string resolve_reference(const std::string& ref, const std::string& referring_file);
+
 }  // namespace scalecast::platforms

@@ -14,6 +14,7 @@
 #include "models/training_step.hpp"
 #include "models/zoo.hpp"
 #include "platforms/cluster_size.hpp"
+#include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
 #include "sim/framework_preset.hpp"
 
@@ -148,10 +149,11 @@ auto load_named_by(const ConfigNode& key, F&& load) {
 
 // seq_len: tokens per sequence, only for a model whose input is token ids, and no longer than
 // the model allows (BERT's 512-row position table); the model is loaded to check both.
-std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key) {
+std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key,
+                          const std::string& model_name) {
   const std::int64_t v = n.as_int_in(1, kMaxCount);
   const models::Model model =
-      load_named_by(model_key, [&] { return models::load_model(model_key.as_string()); });
+      load_named_by(model_key, [&] { return models::load_model(model_name); });
   if (!model.input.tokens) {
     n.fail("expected only for a model whose input is token sequences; " + model.name +
            " takes images");
@@ -374,13 +376,19 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
   const ConfigNode platform_key = root.required("platform");
   const ConfigNode model_key = root.required("model");
-  s.platform = platform_key.as_string();
+  // A platform, model or database named by a path is found from the working directory, next to
+  // the scenario file or in the data dirs (platforms/data_dir.hpp), so a scenario runs from any
+  // directory; bare names are the data dirs' and the zoo's.
+  const auto reference = [&](const std::string& ref) {
+    return platforms::looks_like_path(ref) ? platforms::resolve_reference(ref, source) : ref;
+  };
+  s.platform = reference(platform_key.as_string());
   // The platform is loaded once, here: the checks below read it, and a platform that cannot be
   // loaded is an error at the key that names it (its own errors keep their own file:line).
   const platforms::Platform machine =
       load_named_by(platform_key, [&] { return platforms::load_platform(s.platform); });
-  s.model = model_key.as_string();
-  if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key);
+  s.model = reference(model_key.as_string());
+  if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key, s.model);
   if (auto v = root.optional("precision")) {
     const auto p = common::parse_precision(v->as_string());
     if (!p) v->fail("expected fp32, tf32, fp16 or bf16, got \"" + v->as_string() + "\"");
@@ -443,7 +451,10 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   }
   s.input.decode_cores = 0.0;  // the platform's, unless given
   if (auto in = root.optional("input")) load_input(*in, machine, s);
-  if (auto v = root.optional("calibration")) s.calibration = v->as_string_list();
+  if (auto v = root.optional("calibration")) {
+    s.calibration = v->as_string_list();
+    for (std::string& db : s.calibration) db = reference(db);
+  }
   if (auto v = root.optional("framework_efficiency")) {
     // A positive scalar, not capped at 1: validation fits it from anchors, and above 1 means the
     // kernel data is slower than the framework measured.

@@ -183,6 +183,13 @@ any_directory)
   root=$PWD
   (cd "$D" && "$exe" -q run "$root/$scen" "${quick[@]}") >"$D/out.txt" 2>"$D/err.txt" || fail "from $D: $(cat "$D/err.txt")"
   grep -q "summit-resnet50" "$D/out.txt" || fail "no table"
+  # A platform file named relative to the scenario file, run from elsewhere (the scenario loader
+  # reads the platform itself: it must resolve the path as the command line does).
+  mkdir -p "$D/case/machines"
+  cp platforms/dgx1-v100.yaml platforms/gpus.yaml "$D/case/machines/"
+  printf 'name: rel\nplatform: machines/dgx1-v100.yaml\nmodel: resnet50\nnodes: 1\niterations: 1\n' >"$D/case/s.yaml"
+  (cd / && "$exe" -q run "$D/case/s.yaml") >"$D/out.txt" 2>"$D/err.txt" || fail "relative platform from /: $(cat "$D/err.txt")"
+  grep -q "rel" "$D/out.txt" || fail "no table"
   ;;
 deep_trace)
   # A trace nested 100,000 deep used to crash compare-trace (segfault); dur 1e300 gave negative
