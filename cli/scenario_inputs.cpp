@@ -113,35 +113,10 @@ sim::Scenario preflight(const std::string& scenario_file,
   for (const std::string& o : overrides) common::check_utf8(o, "--set");
   const sim::Scenario loaded = sim::load_scenario(scenario_file, sim::parse_overrides(overrides));
   const sim::Scenario s = with_resolved_paths(loaded);
+  // The platform, the model and GPUs per node are checked by the scenario loader itself, at
+  // their keys (sim/scenario.cpp: the platform is loaded there once, the model for the memory
+  // check); what it does not read is the calibration databases.
   std::error_code ec;
-  // Platform: a missing file or unknown name is the scenario's error; one inside the platform
-  // file names that file.
-  if (looks_like_path(s.platform) && !fs::is_regular_file(s.platform, ec))
-    throw key_error(scenario_file, overrides, "platform", std::nullopt,
-                    missing_file("platform", loaded.platform, s.platform));
-  platforms::Platform machine;
-  try {
-    machine = platforms::load_platform(s.platform);
-  } catch (const ConfigError& e) {
-    if (e.file() == s.platform && e.line() == 0)  // about the reference, not its content
-      throw key_error(scenario_file, overrides, "platform", std::nullopt, e.message());
-    throw;
-  }
-  // Model: a zoo name or a model file.
-  if (looks_like_path(s.model) && !fs::is_regular_file(s.model, ec))
-    throw key_error(scenario_file, overrides, "model", std::nullopt,
-                    missing_file("model", loaded.model, s.model));
-  if (!looks_like_path(s.model)) {
-    try {
-      (void)models::load_model(s.model);  // the zoo: an unknown name is the scenario's error
-    } catch (const ConfigError& e) {
-      throw key_error(scenario_file, overrides, "model", std::nullopt, e.message());
-    } catch (const std::invalid_argument& e) {
-      throw key_error(scenario_file, overrides, "model", std::nullopt, e.what());
-    }
-  } else {
-    (void)models::load_model(s.model);  // errors inside name the model file
-  }
   // Calibration databases: each must exist and parse (parsed once per process, see
   // database_cache.hpp).
   for (std::size_t i = 0; i < s.calibration.size(); ++i) {
@@ -150,20 +125,6 @@ sim::Scenario preflight(const std::string& scenario_file,
           scenario_file, overrides, "calibration", i,
           missing_file("calibration database", loaded.calibration[i], s.calibration[i]));
     (void)cached_database(s.calibration[i]);
-  }
-  // GPUs per node: never more than the smallest node of the machine holds (a silent clamp
-  // would simulate fewer GPUs than asked).
-  if (s.gpus_per_node > 0 && !machine.partitions.empty()) {
-    int smallest = std::numeric_limits<int>::max(), largest = 0;
-    for (const platforms::Partition& p : machine.partitions) {
-      smallest = std::min(smallest, machine.node_types.at(p.node_type).gpu_count);
-      largest = std::max(largest, machine.node_types.at(p.node_type).gpu_count);
-    }
-    if (s.gpus_per_node > smallest)
-      throw key_error(
-          scenario_file, overrides, "gpus_per_node", std::nullopt,
-          fmt::format("expected at most {} (the GPUs of {}'s {}nodes), got {}", smallest,
-                      machine.name, smallest == largest ? "" : "smallest ", s.gpus_per_node));
   }
   return loaded;
 }
