@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <mutex>
+
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -18,11 +20,15 @@ namespace {
 class FakePredictor : public Predictor {
  public:
   mutable std::vector<Configuration> seen;
+  mutable std::mutex seen_mutex;  // run_protocol calls predict() from several threads
   double rate_per_gpu = 500.0;    // samples/s at efficiency 1
   double comm_s_per_node = 0.01;  // per extra node
 
   Prediction predict(const Configuration& c) const override {
-    seen.push_back(c);
+    {
+      std::lock_guard lock(seen_mutex);
+      seen.push_back(c);
+    }
     if (c.system == "nowhere") throw Unsupported("no platform named \"nowhere\"");
     if (c.model == "unknown_net") throw Unsupported("unknown model \"unknown_net\"");
     if (c.system == "crashy" && c.gpus > 8)
