@@ -1,0 +1,54 @@
+#pragma once
+// The work of one micro-batch on one GPU of an LLM job, chunk by chunk: the ops (TP-sharded GEMM
+// shapes, attention, norms, elementwise, in the precision's dtypes) and the communication that
+// separates them (TP all-reduce or reduce-scatter/all-gather, CP K/V exchange), the bytes sent to
+// the next pipeline stage, and the per-iteration DP gradient and ZeRO parameter traffic. sim/
+// prices the ops with a CostModel and replays the schedule; this file knows no time.
+//
+// INTERFACE CONTRACT (coordinator, 3 Dec): struct fields are fixed; helpers may ADD fields and
+// functions, not rename or remove these.
+
+#include <string>
+#include <vector>
+
+#include "models/op.hpp"
+#include "models/parallel_config.hpp"
+#include "models/transformer.hpp"
+
+namespace scalecast::models {
+
+enum class CommGroup { kTp, kCp, kDp, kPp };
+enum class CommKind { kAllReduce, kReduceScatter, kAllGather, kSendRecv };
+
+struct LlmComm {
+  std::string name;                  // "layer3.attn.tp_allreduce"
+  CommGroup group = CommGroup::kTp;  // the communicator it runs on
+  CommKind kind = CommKind::kAllReduce;
+  double bytes = 0.0;                // buffer bytes per GPU (the collective's input size)
+  int steps = 1;                     // kSendRecv ring steps (CP: cp - 1 K/V exchanges)
+  bool overlappable = false;         // may run under the next segment's compute
+};
+
+// Ops run in order on the compute stream, then `comms` (in order) before the next segment.
+struct LlmSegment {
+  std::vector<Op> ops;
+  std::vector<LlmComm> comms;
+};
+
+struct ChunkStep {
+  ChunkLayers layers;
+  std::vector<LlmSegment> forward;    // one micro-batch
+  std::vector<LlmSegment> backward;   // one micro-batch (recomputation included per policy)
+  double send_forward_bytes = 0.0;    // activation to the next chunk (0 for the last)
+  double send_backward_bytes = 0.0;   // its gradient back to the previous chunk (0 for the first)
+  std::int64_t parameters = 0;        // parameters of this chunk on this GPU (after TP split)
+  // Per iteration: gradient reduction over DP (all-reduce for ZeRO 0/1, reduce-scatter for 2/3),
+  // parameter all-gather (ZeRO 1/2 after the optimizer; ZeRO 3 before every forward/backward).
+  std::vector<LlmComm> dp_comms;
+  std::vector<Op> optimizer_ops;      // the optimizer step on this GPU's shard
+};
+
+// One entry per chunk (pp * virtual_stages).
+std::vector<ChunkStep> build_llm_step(const TransformerSpec& model, const ParallelConfig& config);
+
+}  // namespace scalecast::models

@@ -1,0 +1,92 @@
+#pragma once
+// How an LLM training job is parallelised (Megatron-LM / TorchTitan vocabulary) and checked
+// against its model and GPU count. Parsed from a scenario's `parallel:` map.
+//
+// INTERFACE CONTRACT (coordinator, 3 Dec): struct fields are fixed; helpers may ADD fields and
+// functions, not rename or remove these.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/transformer.hpp"
+
+namespace scalecast::common { class ConfigNode; }
+
+namespace scalecast::models {
+
+enum class PipelineSchedule { kGPipe, k1F1B, kInterleaved1F1B };
+enum class Recompute { kNone, kSelective, kFull };
+// ZeRO stage of the data-parallel (sharded) optimizer: 0 = plain DP, 1 = optimizer state
+// (Megatron's distributed optimizer), 2 = + gradients, 3 = + weights (FSDP / FSDP2 full shard).
+enum class LlmPrecision { kBf16, kFp16, kFp8 };  // FP8: GEMMs in FP8 (Transformer Engine), rest bf16
+
+// Rank order from innermost to outermost (Megatron default: tp, cp, dp, pp).
+enum class ParallelDim { kTp, kCp, kDp, kPp };
+
+struct ParallelConfig {
+  int tp = 1, pp = 1, cp = 1, dp = 1;
+  int virtual_stages = 1;             // chunks per pipeline rank (interleaved schedule)
+  std::int64_t micro_batch = 1;       // sequences per micro-batch per DP replica
+  std::int64_t global_batch = 1;      // sequences per iteration over all replicas
+  std::int64_t seq_len = 0;           // 0 = the model's default
+  PipelineSchedule schedule = PipelineSchedule::k1F1B;
+  bool sequence_parallel = false;     // TP all-reduce -> reduce-scatter + all-gather; norms sharded
+  Recompute recompute = Recompute::kNone;
+  int zero_stage = 0;                 // 0..3
+  LlmPrecision precision = LlmPrecision::kBf16;
+  // Overlap switches (what the frameworks do when enabled).
+  bool overlap_tp_comm = false;       // TP comm overlapped with GEMMs (TE userbuffers)
+  bool overlap_dp_comm = true;        // DP grad reduce(-scatter) overlapped with backward
+  bool overlap_param_gather = true;   // ZeRO-3/FSDP all-gather prefetch / dist-opt param gather
+  std::vector<ParallelDim> order = {ParallelDim::kTp, ParallelDim::kCp, ParallelDim::kDp,
+                                    ParallelDim::kPp};
+  // Derived.
+  std::int64_t micro_batches() const {  // per iteration per pipeline
+    return dp > 0 && micro_batch > 0 ? global_batch / (dp * micro_batch) : 0;
+  }
+  int gpus() const { return tp * pp * cp * dp; }
+};
+
+// Parses `parallel:` (keys tp, pp, cp, dp, virtual_stages, micro_batch, global_batch, seq_len,
+// schedule, sequence_parallel, recompute, zero_stage, precision, overlap: {tp, dp, param_gather},
+// order) and checks it against the model and the job's GPU count: TP divides heads and kv_heads
+// (and ffn, hidden), PP x virtual_stages divides layers, CP divides seq_len (2 x CP for causal
+// load balancing), tp*pp*cp*dp == gpus, global_batch divisible by dp*micro_batch, interleaved
+// needs virtual_stages > 1 and micro-batches a multiple of pp. Errors are ConfigErrors at the key.
+ParallelConfig parse_parallel(const common::ConfigNode& node, const TransformerSpec& model,
+                              int gpus);
+
+// Per-GPU memory of one pipeline stage (closed forms, Korthikanti et al. 2022 for activations,
+// Rajbhandari et al. 2020 for ZeRO): bytes of weights, gradients, optimizer state (+fp32 master),
+// activations of the micro-batches in flight under the schedule and recompute policy, workspace.
+struct StageMemory {
+  int stage = 0;
+  double weights_bytes = 0, gradients_bytes = 0, optimizer_bytes = 0, activations_bytes = 0,
+         workspace_bytes = 0;
+  double total_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + workspace_bytes;
+  }
+};
+std::vector<StageMemory> estimate_stage_memory(const TransformerSpec& model,
+                                               const ParallelConfig& config);
+
+}  // namespace scalecast::models
+
+namespace scalecast::models {
+
+// Layers of each model chunk. Chunk c (0 .. pp*virtual_stages-1) runs on pipeline rank
+// c % pp (Megatron's interleaved assignment; virtual_stages 1: chunk c = rank c) and holds
+// transformer blocks [first_layer, first_layer + layers); the first chunk also holds the input
+// embedding, the last the final norm, output projection and loss.
+struct ChunkLayers {
+  int chunk = 0;
+  int pp_rank = 0;
+  std::int64_t first_layer = 0;
+  std::int64_t layers = 0;
+  bool has_embedding = false;
+  bool has_output = false;
+};
+std::vector<ChunkLayers> chunk_layers(const TransformerSpec& model, const ParallelConfig& config);
+
+}  // namespace scalecast::models
