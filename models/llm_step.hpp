@@ -24,9 +24,9 @@ struct LlmComm {
   std::string name;                  // "layer3.attn.tp_allreduce"
   CommGroup group = CommGroup::kTp;  // the communicator it runs on
   CommKind kind = CommKind::kAllReduce;
-  double bytes = 0.0;                // buffer bytes per GPU (the collective's input size)
-  int steps = 1;                     // kSendRecv ring steps (CP: cp - 1 K/V exchanges)
-  bool overlappable = false;         // may run under the next segment's compute
+  double bytes = 0.0;         // buffer bytes per GPU (the collective's input size)
+  int steps = 1;              // kSendRecv ring steps (CP: cp - 1 K/V exchanges)
+  bool overlappable = false;  // may run under the next segment's compute
 };
 
 // Ops run in order on the compute stream, then `comms` (in order) before the next segment.
@@ -37,15 +37,15 @@ struct LlmSegment {
 
 struct ChunkStep {
   ChunkLayers layers;
-  std::vector<LlmSegment> forward;    // one micro-batch
-  std::vector<LlmSegment> backward;   // one micro-batch (recomputation included per policy)
-  double send_forward_bytes = 0.0;    // activation to the next chunk (0 for the last)
-  double send_backward_bytes = 0.0;   // its gradient back to the previous chunk (0 for the first)
-  std::int64_t parameters = 0;        // parameters of this chunk on this GPU (after TP split)
+  std::vector<LlmSegment> forward;   // one micro-batch
+  std::vector<LlmSegment> backward;  // one micro-batch (recomputation included per policy)
+  double send_forward_bytes = 0.0;   // activation to the next chunk (0 for the last)
+  double send_backward_bytes = 0.0;  // its gradient back to the previous chunk (0 for the first)
+  std::int64_t parameters = 0;       // parameters of this chunk on this GPU (after TP split)
   // Per iteration: gradient reduction over DP (all-reduce for ZeRO 0/1, reduce-scatter for 2/3),
   // parameter all-gather (ZeRO 1/2 after the optimizer; ZeRO 3 before every forward/backward).
   std::vector<LlmComm> dp_comms;
-  std::vector<Op> optimizer_ops;      // the optimizer step on this GPU's shard
+  std::vector<Op> optimizer_ops;  // the optimizer step on this GPU's shard
 };
 
 // One entry per chunk (pp * virtual_stages).

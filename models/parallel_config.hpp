@@ -11,7 +11,9 @@
 
 #include "models/transformer.hpp"
 
-namespace scalecast::common { class ConfigNode; }
+namespace scalecast::common {
+class ConfigNode;
+}
 
 namespace scalecast::models {
 
@@ -19,26 +21,30 @@ enum class PipelineSchedule { kGPipe, k1F1B, kInterleaved1F1B };
 enum class Recompute { kNone, kSelective, kFull };
 // ZeRO stage of the data-parallel (sharded) optimizer: 0 = plain DP, 1 = optimizer state
 // (Megatron's distributed optimizer), 2 = + gradients, 3 = + weights (FSDP / FSDP2 full shard).
-enum class LlmPrecision { kBf16, kFp16, kFp8 };  // FP8: GEMMs in FP8 (Transformer Engine), rest bf16
+enum class LlmPrecision {
+  kBf16,
+  kFp16,
+  kFp8
+};  // FP8: GEMMs in FP8 (Transformer Engine), rest bf16
 
 // Rank order from innermost to outermost (Megatron default: tp, cp, dp, pp).
 enum class ParallelDim { kTp, kCp, kDp, kPp };
 
 struct ParallelConfig {
   int tp = 1, pp = 1, cp = 1, dp = 1;
-  int virtual_stages = 1;             // chunks per pipeline rank (interleaved schedule)
-  std::int64_t micro_batch = 1;       // sequences per micro-batch per DP replica
-  std::int64_t global_batch = 1;      // sequences per iteration over all replicas
-  std::int64_t seq_len = 0;           // 0 = the model's default
+  int virtual_stages = 1;         // chunks per pipeline rank (interleaved schedule)
+  std::int64_t micro_batch = 1;   // sequences per micro-batch per DP replica
+  std::int64_t global_batch = 1;  // sequences per iteration over all replicas
+  std::int64_t seq_len = 0;       // 0 = the model's default
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
-  bool sequence_parallel = false;     // TP all-reduce -> reduce-scatter + all-gather; norms sharded
+  bool sequence_parallel = false;  // TP all-reduce -> reduce-scatter + all-gather; norms sharded
   Recompute recompute = Recompute::kNone;
-  int zero_stage = 0;                 // 0..3
+  int zero_stage = 0;  // 0..3
   LlmPrecision precision = LlmPrecision::kBf16;
   // Overlap switches (what the frameworks do when enabled).
-  bool overlap_tp_comm = false;       // TP comm overlapped with GEMMs (TE userbuffers)
-  bool overlap_dp_comm = true;        // DP grad reduce(-scatter) overlapped with backward
-  bool overlap_param_gather = true;   // ZeRO-3/FSDP all-gather prefetch / dist-opt param gather
+  bool overlap_tp_comm = false;      // TP comm overlapped with GEMMs (TE userbuffers)
+  bool overlap_dp_comm = true;       // DP grad reduce(-scatter) overlapped with backward
+  bool overlap_param_gather = true;  // ZeRO-3/FSDP all-gather prefetch / dist-opt param gather
   std::vector<ParallelDim> order = {ParallelDim::kTp, ParallelDim::kCp, ParallelDim::kDp,
                                     ParallelDim::kPp};
   // Derived.

@@ -14,11 +14,13 @@
 #include <string_view>
 #include <vector>
 
-namespace scalecast::common { class ConfigNode; }
+namespace scalecast::common {
+class ConfigNode;
+}
 
 namespace scalecast::models {
 
-enum class FfnKind { kGelu, kSwiGlu };        // GPT: 2 GEMMs d->f->d; Llama: 3 GEMMs (gate, up, down)
+enum class FfnKind { kGelu, kSwiGlu };  // GPT: 2 GEMMs d->f->d; Llama: 3 GEMMs (gate, up, down)
 enum class NormKind { kLayerNorm, kRmsNorm };  // LayerNorm has a bias (beta), RMSNorm does not
 enum class PositionKind { kLearned, kRope };   // learned: a seq x d table; RoPE: no parameters
 
@@ -27,12 +29,12 @@ struct TransformerSpec {
   std::string source = "zoo";  // where it was defined (error messages)
   std::string citation;        // paper / model card the numbers come from
   std::int64_t layers = 0;
-  std::int64_t hidden = 0;      // d_model
-  std::int64_t ffn = 0;         // FFN inner size (4d for GPT; 14,336 for Llama 3 8B)
-  std::int64_t heads = 0;       // query heads
-  std::int64_t kv_heads = 0;    // = heads for MHA, fewer for GQA
-  std::int64_t vocab = 0;       // as trained (padded where the framework pads)
-  std::int64_t seq_len = 0;     // default training sequence length
+  std::int64_t hidden = 0;    // d_model
+  std::int64_t ffn = 0;       // FFN inner size (4d for GPT; 14,336 for Llama 3 8B)
+  std::int64_t heads = 0;     // query heads
+  std::int64_t kv_heads = 0;  // = heads for MHA, fewer for GQA
+  std::int64_t vocab = 0;     // as trained (padded where the framework pads)
+  std::int64_t seq_len = 0;   // default training sequence length
   FfnKind ffn_kind = FfnKind::kGelu;
   NormKind norm = NormKind::kLayerNorm;
   PositionKind position = PositionKind::kLearned;
@@ -51,10 +53,11 @@ std::int64_t layer_parameter_count(const TransformerSpec& m);
 // FlashAttention-style kernels do), and the output projection (logits). Training = 3x forward
 // (model FLOPs, MFU); with full recomputation hardware FLOPs = 4x forward (HFU).
 struct FlopCount {
-  double forward = 0.0;          // per sequence
+  double forward = 0.0;            // per sequence
   double model_per_token() const;  // 3 x forward / seq_len
 };
-FlopCount transformer_flops(const TransformerSpec& m, std::int64_t seq_len, bool causal_half = false);
+FlopCount transformer_flops(const TransformerSpec& m, std::int64_t seq_len,
+                            bool causal_half = false);
 
 // The zoo of transformer specs ("gpt3_175b", "llama3_8b", "llama3_70b", "llama31_405b",
 // "llama2_13b", "llama2_70b", ...); nullopt when `name` is none of them.
