@@ -55,6 +55,11 @@ std::int64_t layer_parameter_count(const TransformerSpec& m);
 struct FlopCount {
   double forward = 0.0;            // per sequence
   double model_per_token() const;  // 3 x forward / seq_len
+  // Added: the terms of `forward` (forward = layers x (layer_gemm + layer_attention) + logits).
+  std::int64_t seq_len = 0;
+  double layer_gemm = 0.0;       // one block's GEMMs (QKV, output projection, FFN)
+  double layer_attention = 0.0;  // one block's QK^T and AV (the seq^2 terms)
+  double logits = 0.0;           // the output projection onto the vocabulary
 };
 FlopCount transformer_flops(const TransformerSpec& m, std::int64_t seq_len,
                             bool causal_half = false);
@@ -66,5 +71,21 @@ std::vector<std::string> transformer_names();
 // A spec from a model YAML `transformer:` map (layers, hidden, ffn, heads, kv_heads, vocab,
 // seq_len, ffn_kind, norm, position, tied_embeddings, linear_bias); file:line errors.
 TransformerSpec parse_transformer(const common::ConfigNode& node);
+
+// Added. Parameters that are GEMM weights (what 6N of the "6N + 12 l h s" rule counts): every
+// block's linear weights and the output projection; not the input embedding lookup (unless tied,
+// when it is the output projection), position table, norms or biases.
+std::int64_t gemm_parameter_count(const TransformerSpec& m);
+// One line: "32 layers, d 4096, FFN 14336 (SwiGLU), 32 heads / 8 KV heads, vocab 128256, ...".
+std::string describe(const TransformerSpec& m);
+// A model file holding `transformer:` (and optionally `name:`): the spec, named after the file
+// unless `name` says otherwise. ConfigError at the offending key.
+TransformerSpec load_transformer_string(const std::string& text, const std::string& name);
+TransformerSpec load_transformer_file(const std::string& path);
+// A transformer zoo name, or a model file (path with '/' or .yaml/.yml) whose root has
+// `transformer:`; nullopt for anything else (a layer-graph model or an unknown name).
+std::optional<TransformerSpec> load_transformer(const std::string& name_or_path);
+// The spec as a model file that load_transformer_string() reads back into an equal spec.
+std::string to_yaml(const TransformerSpec& m);
 
 }  // namespace scalecast::models
