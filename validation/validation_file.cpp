@@ -47,7 +47,9 @@ Measured parse_llm_measured(const ConfigNode& node) {
   for (const auto& [key, kind] : llm_metrics()) keys.push_back(key);
   if (!node.is_map())
     node.fail(fmt::format("expected a map with one of {}", fmt::join(keys, ", ")));
-  node.check_keys(keys);
+  std::vector<std::string> allowed = keys;
+  allowed.push_back("flops");
+  node.check_keys(allowed);
   Measured m;
   int found = 0;
   for (const auto& [key, kind] : llm_metrics()) {
@@ -62,6 +64,14 @@ Measured parse_llm_measured(const ConfigNode& node) {
     if (!(m.value > 0.0)) v.fail(fmt::format("expected a positive value, got {}", m.value));
   }
   if (found != 1) node.fail(fmt::format("expected exactly one of {}", fmt::join(keys, ", ")));
+  if (auto f = node.optional("flops")) {
+    if (m.kind != MeasuredKind::kMfu && m.kind != MeasuredKind::kHfu)
+      f->fail("only with mfu or hfu (how the source counted model FLOPs)");
+    const std::string c = one_of(*f, {"model", "causal", "all_params"});
+    m.flops = c == "causal"       ? models::FlopConvention::kCausal
+              : c == "all_params" ? models::FlopConvention::kAllParams
+                                  : models::FlopConvention::kModel;
+  }
   return m;
 }
 

@@ -38,6 +38,8 @@ struct Measured {
   double value = 0.0;  // samples/s of the whole job, an efficiency fraction in (0, 1], or the
                        // LLM metric in its unit (tokens/s/GPU, s, fraction, TFLOP/s per GPU)
   std::optional<int> baseline_gpus;  // scaling_efficiency only, when the source states it
+  // mfu / hfu only: how the source counted model FLOPs (FORMAT.md section 9, key `flops`).
+  models::FlopConvention flops = models::FlopConvention::kModel;
 };
 
 struct ValidationPoint {

@@ -100,6 +100,10 @@ TEST_SUITE("unit") {
     CHECK(f.points[1].anchor_key() == a.anchor_key());
     CHECK(f.points[1].parallel->precision == scalecast::models::LlmPrecision::kBf16);
     CHECK(f.points[1].measured.kind == MeasuredKind::kMfu);
+    CHECK(f.points[1].measured.flops == scalecast::models::FlopConvention::kModel);
+    const ValidationFile tt = parse_validation_text(
+        replace_line(kGood, 30, "      mfu: 0.5\n      flops: all_params"), "v.yaml");
+    CHECK(tt.points[1].measured.flops == scalecast::models::FlopConvention::kAllParams);
     // An unknown model is left for validate to skip: the map is kept, not parsed.
     const ValidationFile u =
         parse_validation_text(replace_line(kGood, 20, "    model: gpt5"), "v.yaml");
@@ -133,6 +137,11 @@ TEST_SUITE("unit") {
         error_of(replace_line(kGood, 30, "      mfu: 1.5"))
             .find("v.yaml:30:12: error: points[1].measured.mfu: expected a fraction in (0, 1], got "
                   "1.5") == 0);
+    CHECK(error_of(replace_line(kGood, 30, "      mfu: 0.5\n      flops: peak"))
+              .find("points[1].measured.flops: expected one of model, causal, all_params") !=
+          std::string::npos);
+    CHECK(error_of(replace_line(kGood, 15, "      tokens_per_s_per_gpu: 1533\n      flops: model"))
+              .find("points[0].measured.flops: only with mfu or hfu") != std::string::npos);
     CHECK(error_of(replace_line(kGood, 30, "      throughput: 100"))
               .find("points[1].measured.throughput: unknown key") != std::string::npos);
     CHECK(error_of(replace_line(kGood, 8, "    precision: fp32"))
@@ -192,5 +201,10 @@ TEST_SUITE("validation") {
       CHECK(platform.total_nodes() > 0);
     }
     CHECK(f.context_count == 2);
+    // TorchTitan's A100 MFU counts 6 x all parameters (tests/models/test_llm_published_flops.cpp).
+    for (const ValidationPoint& p : f.points) {
+      if (p.family == "torchtitan-a100")
+        CHECK(p.measured.flops == scalecast::models::FlopConvention::kAllParams);
+    }
   }
 }
