@@ -17,6 +17,7 @@
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
 #include "sim/framework_preset.hpp"
+#include "sim/multi_job_scenario.hpp"
 
 namespace scalecast::sim {
 
@@ -362,7 +363,9 @@ void check_memory(const ConfigNode& root, const Scenario& s, const platforms::Pl
   }
 }
 
-Scenario load(const ConfigNode& root, const std::string& source) {
+}  // namespace
+
+Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   if (!root.is_map()) root.fail("expected a map of scenario settings");
   root.check_keys(
       {"name",          "platform",    "model",           "seq_len",     "precision",
@@ -503,6 +506,8 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   return s;
 }
 
+namespace {
+
 // An error in a value an override set names the override ("--set warmup=abc: error: warmup:
 // ..."), not the scenario file's line the key happens to sit at.
 bool under(const std::string& path, const std::string& key) {
@@ -514,7 +519,8 @@ Scenario load_with(ConfigNode root, const std::string& source,
                    const std::vector<std::pair<std::string, std::string>>& overrides) {
   for (const auto& [k, v] : overrides) apply_override(root.raw(), k, v);
   try {
-    return load(root, source);
+    if (root.is_map() && root.has("jobs")) return load_multi_job(root, source);
+    return load_scenario_node(root, source);
   } catch (const ConfigError& e) {
     if (e.file() != root.file()) throw;  // from a platform or model file
     for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
