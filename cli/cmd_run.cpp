@@ -24,6 +24,7 @@
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
+#include "sim/time_to_train.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -120,7 +121,9 @@ int run_scenario(const RunOptions& o) {
       return kExitOk;
     }
     points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
+    for (auto& p : points) sim::add_time_to_train(s, p);  // with `time_to_train` only
     std::fputs(sim::format_table(s, points).c_str(), stdout);
+    std::fputs(sim::format_time_to_train(s, points).c_str(), stdout);
     std::fflush(stdout);
     if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
   } catch (const Interrupted&) {

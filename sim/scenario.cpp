@@ -18,6 +18,7 @@
 #include "platforms/platform.hpp"
 #include "sim/framework_preset.hpp"
 #include "sim/multi_job_scenario.hpp"
+#include "sim/time_to_train.hpp"
 
 namespace scalecast::sim {
 
@@ -367,13 +368,16 @@ void check_memory(const ConfigNode& root, const Scenario& s, const platforms::Pl
 
 Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   if (!root.is_map()) root.fail("expected a map of scenario settings");
+  // clang-format off
   root.check_keys(
       {"name",          "platform",    "model",           "seq_len",     "precision",
        "batch_per_gpu", "nodes",       "gpus_per_node",   "placement",   "strategy",
        "allreduce",     "fidelity",    "flow_limit_gpus", "iterations",  "warmup",
        "seed",          "network",     "input",           "calibration", "framework_efficiency",
        "trace",         "variability", "cluster",         "framework",   "fixed_costs",
-       "memory_check"});
+       "memory_check",
+       "time_to_train"});
+  // clang-format on
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
@@ -500,6 +504,7 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   // whatever the estimate says of the precision they are simulated at.
   s.memory_check = root.bool_or("memory_check", true);
   if (s.memory_check) check_memory(root, s, machine);
+  if (auto v = root.optional("time_to_train")) load_time_to_train(*v, s, machine);
   YAML::Emitter out;
   out << root.raw();
   s.resolved_yaml = std::string(out.c_str()) + "\n";

@@ -34,6 +34,15 @@ struct KeyLocation {
   std::string key;
 };
 
+// time_to_train (sim/time_to_train.hpp): which convergence table prices epochs to target.
+struct TimeToTrainSpec {
+  bool enabled = false;
+  std::string table;      // resolved table name
+  std::string data_file;  // resolved convergence data file
+  bool extrapolate = false;
+  KeyLocation at;  // the key, for errors found later
+};
+
 struct Scenario {
   std::string name;          // from the file name unless given
   std::string source_file;   // as given on the command line
@@ -77,6 +86,7 @@ struct Scenario {
   double straggler_slowdown = 1.0;       // variability.straggler_slowdown
   bool memory_check = true;              // reject a model/batch/precision that does not fit
   std::string resolved_yaml;             // the scenario after overrides, for the output folder
+  TimeToTrainSpec time_to_train;         // off unless the scenario asks
   // A scenario with `jobs:` (several jobs on one machine, sim/multi_job_scenario.hpp); null for
   // the single-job form, whose fields above are the job.
   std::shared_ptr<const MultiJobSpec> multi;
