@@ -2,9 +2,10 @@
 // How much training a model needs to reach its quality target, as a function of the global batch:
 // published convergence results (MLPerf reference convergence points, Goyal et al. 2017) as
 // tables of (global batch, epochs or samples) rows, each with its source
-// (calibration/data/convergence.yaml). Time to train = samples to train / simulated throughput.
-// Between rows the value is linear in the global batch (MLPerf's RCP checker interpolates so);
-// outside the rows it is an error unless extrapolation is asked for, and then it is marked.
+// (calibration/data/convergence/convergence.yaml). Time to train = samples to train / simulated
+// throughput. Between rows the value is linear in the global batch (MLPerf's RCP checker
+// interpolates so); outside the rows it is an error unless extrapolation is asked for, and then it
+// is marked.
 
 #include <string>
 #include <vector>

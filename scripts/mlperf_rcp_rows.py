@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rows of calibration/data/convergence.yaml from an MLPerf reference convergence point file
+"""Rows of calibration/data/convergence/convergence.yaml from an MLPerf reference convergence point file
 (mlcommons/logging, mlperf_logging/rcp_checker/training_<version>/rcps_<benchmark>.json).
 
 Each row is the RCP checker's own statistic, reproduced without numpy: the olympic mean of a

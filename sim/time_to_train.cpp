@@ -15,7 +15,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-constexpr const char* kDefaultData = "calibration/data/convergence.yaml";
+constexpr const char* kDefaultData = "calibration/data/convergence/convergence.yaml";
 
 // GPUs per node of a point: the scenario's, else the node's when every node type has the same.
 int node_gpus(const Scenario& s, const platforms::Platform& machine) {

@@ -1,7 +1,7 @@
 // Epochs-to-target tables (calibration/convergence.hpp) against their cited sources: the
-// committed calibration/data/convergence.yaml reproduces the MLPerf RCP checker's statistic and
-// Goyal et al.'s rows exactly, interpolation between rows is linear and monotone, and a batch
-// outside the table is an error unless extrapolation is asked for.
+// committed calibration/data/convergence/convergence.yaml reproduces the MLPerf RCP checker's
+// statistic and Goyal et al.'s rows exactly, interpolation between rows is linear and monotone, and
+// a batch outside the table is an error unless extrapolation is asked for.
 
 #include <doctest/doctest.h>
 
@@ -21,7 +21,8 @@ using scalecast::common::ConfigError;
 namespace {
 
 ConvergenceData committed() {
-  return load_convergence(std::string(SCALECAST_SOURCE_DIR) + "/calibration/data/convergence.yaml");
+  return load_convergence(std::string(SCALECAST_SOURCE_DIR) +
+                          "/calibration/data/convergence/convergence.yaml");
 }
 
 std::string load_error(const std::string& text) {
