@@ -85,7 +85,7 @@ TEST_SUITE("unit") {
     CHECK(a.epochs == 0.0);
   }
 
-  TEST_CASE("convergence: between rows linear and monotone; every shipped table non-decreasing") {
+  TEST_CASE("convergence: between rows linear and monotone, every shipped table non-decreasing") {
     const ConvergenceData d = committed();
     const ConvergenceTable* t = d.find("resnet50-mlperf-v4.0");
     REQUIRE(t != nullptr);

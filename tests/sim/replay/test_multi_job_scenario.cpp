@@ -148,7 +148,8 @@ jobs:
               .find("jobs[0].gpus: expected at most 8 or a multiple of 8") != std::string::npos);
   }
 
-  TEST_CASE("run: two single-node jobs share nothing (slowdown 1.000); summary has a jobs array") {
+  TEST_CASE(
+      "run: two single-node jobs share nothing (slowdown 1.000), jobs array, same bytes twice") {
     const auto dir =
         std::filesystem::temp_directory_path() / ("scalecast-mix-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
@@ -156,7 +157,6 @@ jobs:
     {
       std::ofstream f(scenario);
       f << R"(platform: summit
-cluster: {nodes: 4}
 precision: fp16
 iterations: 1
 calibration: [calibration/data/deepbench-v100.yaml]
@@ -184,6 +184,12 @@ jobs:
           doctest::Approx(5e9).epsilon(0.01));
     CHECK(!slurp(dir / "out" / "jobs" / "a" / "iterations.csv").empty());
     CHECK(!slurp(dir / "out" / "jobs" / "b" / "ops.csv").empty());
+    // Deterministic: a second run gives the same bytes.
+    const std::string again = kTool + " --quiet run " + scenario.string() + " -j 2 --out " +
+                              (dir / "again").string() + " > /dev/null";
+    REQUIRE(std::system(again.c_str()) == 0);
+    for (const char* f : {"summary.json", "jobs/a/trace.json", "jobs/b/iterations.csv"})
+      CHECK(slurp(dir / "out" / f) == slurp(dir / "again" / f));
     const std::string table = slurp(dir / "table.txt");
     INFO(table);
     CHECK(table.find("slowdown") != std::string::npos);
