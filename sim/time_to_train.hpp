@@ -1,9 +1,10 @@
 #pragma once
 // Time to train next to throughput (scenarios/README.md, "Time to train"): the scenario's
 // `time_to_train` key picks a convergence table (calibration/convergence.hpp; by default the
-// first for the model in calibration/data/convergence/convergence.yaml), every point's global batch must lie
-// in it unless `extrapolate: true` (checked when the scenario loads, at the node count's key),
-// and each point gets the samples (and epochs) to the table's target and samples / throughput.
+// first for the model in calibration/data/convergence/convergence.yaml), every point's global batch
+// must lie in it unless `extrapolate: true` (checked when the scenario loads, at the node count's
+// key), and each point gets the samples (and epochs) to the table's target and samples /
+// throughput.
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/engine_setup.hpp"
+#include "sim/input_pipeline.hpp"
 #include "sim/multi_job.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
 #include "tests/sim/replay/test_platform.hpp"
@@ -156,6 +157,47 @@ TEST_SUITE("unit") {
     MESSAGE("greedy: asked 100 GB/s, got " << r[1].achieved_rate_Bps / 1e9 << " GB/s of 4");
     // Back to back: 16 MB requests on two 2 GB/s disks, the window cut at 2 s.
     CHECK(r[1].achieved_rate_Bps == doctest::Approx(4e9).epsilon(0.01));
+  }
+
+  TEST_CASE("a noisy neighbour on other nodes halves an I/O-bound job's share of the PFS") {
+    // The PFS aggregate link (4 GB/s) is the bottleneck: alone, 8 nodes x 2 GPUs x 32 samples x
+    // 2 MB = 1,024 MB per batch take 256 ms (test_input_storage.cpp). An I/O job on 8 other
+    // nodes reading back to back adds 8 flows to the 8 readers of the training job: each gets
+    // 1/16 of the link, the training job half of it, so its iteration doubles to 512 ms.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 16;
+    ps.gpus = 2;
+    ps.pfs_servers = 3;
+    ps.pfs_aggregate_bw = 4e9;
+    ps.pfs_disk_bw = 1e12;
+    TestPlatform platform(ps);
+    JobSpec s;
+    s.name = "train";
+    for (int n = 0; n < 8; ++n) s.nodes.push_back(n);
+    s.gpus_per_node = ps.gpus;
+    s.program = synthetic_program(8, 1e-3, 16, 2e-3, 1e6, 1e-3, 32);
+    s.program.input_bytes = 32 * 1e5;
+    s.allreduce.algorithm = Algorithm::kHierarchical;
+    s.allreduce.fusion_bytes = 1e12;
+    s.fidelity = Fidelity::kWave;
+    s.nic_groups = {0, 0};
+    s.symmetric = false;
+    s.warmup = 3;
+    s.iterations = 2;
+    s.input.source = InputSource::kPfs;
+    s.input.stored_bytes_per_sample = 2e6;
+    IoJobSpec noise{"noise", {8, 9, 10, 11, 12, 13, 14, 15}, 1e12, 16e6, 0.0, 0.0};
+    JobMix mix(platform, {{s, 0.0}}, {noise});
+    mix.run();
+    const JobResult r = mix.results().front();
+    const double alone = 16 * 32 * 2e6 / 4e9;
+    MESSAGE("iteration alone " << alone << " s (closed form), with the neighbour expected "
+                               << 2 * alone << " s, actual " << r.iteration_time_s << " s");
+    CHECK(r.iteration_time_s == doctest::Approx(2 * alone).epsilon(0.01));
+    const IoJobResult io = mix.io_results().front();
+    MESSAGE("neighbour got " << io.achieved_rate_Bps / 1e9 << " GB/s of the 4 GB/s link");
+    CHECK(io.achieved_rate_Bps > 1.9e9);  // its half while the job runs, all of it before/after
   }
 
   TEST_CASE("a mix rejects duplicate names and a negative start") {
