@@ -20,6 +20,7 @@
 #include "common/config_error.hpp"
 #include "platforms/data_dir.hpp"
 #include "sim/cluster.hpp"
+#include "sim/multi_job_scenario.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 #include "sim/time_to_train.hpp"
@@ -203,7 +204,8 @@ int run_sweep(const SweepOptions& o) {
   std::optional<sim::KeyLocation> nodes_at;
   if (!o.nodes.empty()) nodes_at = sim::KeyLocation{"command line", 0, 0, "--nodes"};
   if (base.multi)
-    throw common::ConfigError(base.source_file, 0, 0, "jobs",
+    throw common::ConfigError(base.multi->at.file, base.multi->at.line, base.multi->at.column,
+                              base.multi->at.key,
                               "sweep takes a single-job scenario; run a scenario with jobs: "
                               "with `scalecast run`");
   sim::check_node_counts(base, nodes, nodes_at);

@@ -209,6 +209,7 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
   }
   if (auto v = root.optional("seed")) spec->seed = static_cast<std::uint64_t>(v->as_count());
   const ConfigNode jobs = root.required("jobs");
+  spec->at = where(jobs);
   if (!jobs.is_sequence() || jobs.items().empty())
     jobs.fail("expected a list of jobs, each a map with a model and nodes, gpus or node_list");
   const std::vector<ConfigNode> entries = jobs.items();

@@ -47,6 +47,7 @@ struct MultiJobSpec {
   std::uint64_t seed = 1;
   int machine_nodes = 0;  // nodes of the machine the jobs share (cluster.nodes or the file's)
   std::vector<MixJob> jobs;
+  KeyLocation at;  // the `jobs` key
   // Indices into `jobs` of the training jobs (the ones with an alone run and a slowdown).
   std::vector<int> training() const;
 };

@@ -148,6 +148,21 @@ jobs:
               .find("jobs[0].gpus: expected at most 8 or a multiple of 8") != std::string::npos);
   }
 
+  TEST_CASE("sweep: a scenario with jobs is refused at its jobs key") {
+    const auto err = std::filesystem::temp_directory_path() /
+                     ("scalecast-mix-sweep-" + std::to_string(::getpid()));
+    const std::string cmd = kTool + " sweep scenarios/summit-shared-jobs.yaml --out " +
+                            (err.string() + ".d") + " > /dev/null 2> " + err.string();
+    const int status = std::system(cmd.c_str());
+    CHECK(WEXITSTATUS(status) == 1);
+    const std::string message = slurp(err);
+    INFO(message);
+    CHECK(message.rfind("scenarios/summit-shared-jobs.yaml:", 0) == 0);
+    CHECK(message.find(": error: jobs: sweep takes a single-job scenario") != std::string::npos);
+    std::filesystem::remove(err);
+    std::filesystem::remove_all(err.string() + ".d");
+  }
+
   TEST_CASE(
       "run: two single-node jobs share nothing (slowdown 1.000), jobs array, same bytes twice") {
     const auto dir =
