@@ -16,6 +16,7 @@
 #include "cli/database_cache.hpp"
 #include "cli/point_runner.hpp"
 #include "cli/run_guard.hpp"
+#include "cli/run_multi.hpp"
 #include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
 #include "common/logging.hpp"
@@ -23,6 +24,7 @@
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
+#include "sim/time_to_train.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -39,6 +41,8 @@ struct RunOptions {
   std::string point_json;
   std::string point_dir;
   int point_progress_fd = -1;  // the parent's stderr, for iteration progress (--progress)
+  // Internal, a scenario with `jobs:`: -1 = every job together, K = training job K alone.
+  std::optional<int> multi_job;
 };
 
 // The scenario's calibration databases merged (calibration/database.hpp rules); paths are
@@ -97,7 +101,9 @@ int run_scenario(const RunOptions& o) {
   // Every check that needs no simulation, here, before any point process starts.
   const sim::Scenario s = preflight(o.scenario, o.overrides);
   // In the parent, at the `nodes` key, before any child; say when the machine is not the file's.
-  const sim::MachineSizes sizes = sim::check_node_counts(s, s.nodes);
+  // (Several jobs never grow the machine: their loader checked their nodes against it.)
+  const sim::MachineSizes sizes =
+      s.multi ? sim::MachineSizes{} : sim::check_node_counts(s, s.nodes);
   if (sizes.largest_nodes != sizes.file_nodes) {
     spdlog::info(
         "{}: the machine is resized from the platform file's {} nodes to {} (cluster.nodes)",
@@ -110,8 +116,14 @@ int run_scenario(const RunOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<nlohmann::ordered_json> points;
   try {
+    if (s.multi) {  // several jobs on one machine (run_multi.hpp)
+      run_multi_scenario(s, o.scenario, o.overrides, o.out_dir, o.jobs, o.progress);
+      return kExitOk;
+    }
     points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
+    for (auto& p : points) sim::add_time_to_train(s, p);  // with `time_to_train` only
     std::fputs(sim::format_table(s, points).c_str(), stdout);
+    std::fputs(sim::format_time_to_train(s, points).c_str(), stdout);
     std::fflush(stdout);
     if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
   } catch (const Interrupted&) {
@@ -152,11 +164,17 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("--point-gpus", opts->point_gpus, "Internal: GPUs per node")->group("");
   sub->add_option("--point-json", opts->point_json, "Internal: point summary file")->group("");
   sub->add_option("--point-dir", opts->point_dir, "Internal: point output folder")->group("");
+  sub->add_option("--multi-job", opts->multi_job,
+                  "Internal: -1 every job of a jobs: scenario together, K job K alone")
+      ->group("");
   sub->add_option("--point-progress-fd", opts->point_progress_fd,
                   "Internal: write iteration progress to this inherited descriptor")
       ->group("");
   sub->callback([opts, &action] {
     action = [opts]() -> int {
+      if (opts->multi_job)
+        return run_multi_point(opts->scenario, opts->overrides, *opts->multi_job, opts->point_json,
+                               opts->point_dir);
       return opts->point > 0 ? run_one_point(*opts) : run_scenario(*opts);
     };
   });

@@ -20,8 +20,10 @@
 #include "common/config_error.hpp"
 #include "platforms/data_dir.hpp"
 #include "sim/cluster.hpp"
+#include "sim/multi_job_scenario.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
+#include "sim/time_to_train.hpp"
 #include "validation/run_predictor.hpp"
 
 namespace scalecast::cli {
@@ -164,7 +166,10 @@ void draw_plots(const std::string& dir) {
                  nl == std::string::npos ? output : output.substr(nl + 1));
     return;
   }
-  spdlog::info("sweep: plots {}/scaling.png, {}/breakdown.png", dir, dir);
+  spdlog::info("sweep: plots {}/scaling.png, {}/breakdown.png{}", dir, dir,
+               std::filesystem::exists(dir + "/time_to_train.png")
+                   ? fmt::format(", {}/time_to_train.png", dir)
+                   : std::string());
 }
 
 int run_sweep(const SweepOptions& o) {
@@ -198,12 +203,23 @@ int run_sweep(const SweepOptions& o) {
   SweepPlan plan = make_plan(o.scenario, o.overrides, o.axes, nodes, o.out_dir);
   std::optional<sim::KeyLocation> nodes_at;
   if (!o.nodes.empty()) nodes_at = sim::KeyLocation{"command line", 0, 0, "--nodes"};
+  if (base.multi)
+    throw common::ConfigError(base.multi->at.file, base.multi->at.line, base.multi->at.column,
+                              base.multi->at.key,
+                              "sweep takes a single-job scenario; run a scenario with jobs: "
+                              "with `scalecast run`");
   sim::check_node_counts(base, nodes, nodes_at);
+  // Each node count's global batch inside the time_to_train table (unless extrapolate), at the
+  // count's key (`nodes` entries, or --nodes).
+  std::vector<sim::KeyLocation> ttt_at =
+      o.nodes.empty() ? base.nodes_at : std::vector<sim::KeyLocation>{*nodes_at};
   for (const auto& combo : plan.combos) {  // every combination is checked before anything runs
     std::vector<std::string> sets = o.overrides;
     sets.insert(sets.end(), combo.begin(), combo.end());
     // Every node count must be a machine the platform's topology rule builds (sim/cluster.hpp).
-    sim::check_node_counts(preflight(o.scenario, sets), nodes, nodes_at);
+    const sim::Scenario s = preflight(o.scenario, sets);
+    sim::check_node_counts(s, nodes, nodes_at);
+    sim::check_time_to_train(s, nodes, ttt_at);
   }
   record_inputs(plan);
   const OutputLock lock(plan.dir);  // two sweeps into one folder would mix their files

@@ -104,6 +104,7 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
       args.insert(args.end(), {"--point", std::to_string(p.nodes), "--point-gpus",
                                std::to_string(p.gpus_per_node), "--point-json", json});
       if (!p.out_dir.empty()) args.insert(args.end(), {"--point-dir", p.out_dir});
+      args.insert(args.end(), p.extra_args.begin(), p.extra_args.end());
       // With progress on, the point reports its iterations on our stderr (its own stderr is a
       // file, read for errors): a long flow-fidelity point shows it is moving.
       if (bar) args.insert(args.end(), {"--point-progress-fd", "3"});

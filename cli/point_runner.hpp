@@ -23,6 +23,8 @@ struct PointJob {
   // Where the child writes its summary JSON (atomically, so a killed child leaves none); "" = a
   // temporary file. Sweeps keep it, so a rerun skips the points already done.
   std::string json_path;
+  // More arguments for the child (a multi-job scenario's `--multi-job K`).
+  std::vector<std::string> extra_args = {};
 };
 
 // Returns each point's summary JSON in input order. A failed point stops the run (the others are

@@ -13,6 +13,7 @@
 #include "common/input_file.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
+#include "sim/time_to_train.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -251,10 +252,21 @@ std::string merge_results(const SweepPlan& plan) {
         "--out {}` or as array tasks `scalecast sweep --run-task ID --out {}`",
         plan.dir, missing.size(), plan.points.size(), id_ranges(missing), plan.scenario, plan.dir,
         plan.dir));
+  // Time-to-train columns only when a combination asks for it (sweep.csv stays as it was).
+  std::vector<sim::Scenario> scenarios;
+  bool ttt = false;
+  for (int c = 0; c < static_cast<int>(plan.combos.size()); ++c) {
+    scenarios.push_back(
+        sim::load_scenario(plan.scenario, sim::parse_overrides(point_sets(plan, c))));
+    ttt = ttt || scenarios.back().time_to_train.enabled;
+  }
   std::ostringstream csv;
   for (const std::string& k : plan.keys) csv << common::csv_field(k) << ',';
   csv << "nodes,gpus,iteration_time_s,throughput_samples_per_s,efficiency_vs_1_gpu,"
-         "efficiency_vs_1_node,compute_s,exposed_comm_s,io_stall_s,copy_s,idle_s,fidelity\n";
+         "efficiency_vs_1_node,compute_s,exposed_comm_s,io_stall_s,copy_s,idle_s,fidelity"
+      << (ttt ? ",global_batch,epochs,samples_to_train,time_to_train_s,time_to_train_extrapolated"
+              : "")
+      << "\n";
   std::string tables;
   for (int c = 0; c < static_cast<int>(plan.combos.size()); ++c) {
     std::vector<Json> points;
@@ -267,10 +279,13 @@ std::string merge_results(const SweepPlan& plan) {
       if (p.role == "one_gpu") tput_gpu = tput;
       if (p.role == "one_node" || (p.role == "point" && p.nodes == 1)) tput_node = tput;
     }
-    for (Json& p : points) sim::add_efficiency(p, tput_gpu, tput_node);
-    const sim::Scenario s =
-        sim::load_scenario(plan.scenario, sim::parse_overrides(point_sets(plan, c)));
+    const sim::Scenario& s = scenarios[c];
+    for (Json& p : points) {
+      sim::add_efficiency(p, tput_gpu, tput_node);
+      sim::add_time_to_train(s, p);
+    }
     tables += sim::format_table(s, points);
+    tables += sim::format_time_to_train(s, points);
     sim::write_summary(combo_dir(plan, c), s, points);
     for (const Json& p : points) {
       for (const std::string& kv : plan.combos[c])
@@ -287,7 +302,18 @@ std::string merge_results(const SweepPlan& plan) {
           << fmt::format("{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},", b["compute_s"].get<double>(),
                          b["exposed_comm_s"].get<double>(), b["io_stall_s"].get<double>(),
                          b["copy_s"].get<double>(), b["idle_s"].get<double>())
-          << common::csv_field(p["fidelity"].get<std::string>()) << '\n';
+          << common::csv_field(p["fidelity"].get<std::string>());
+      if (ttt && p.contains("time_to_train_s")) {
+        csv << fmt::format(
+            ",{:.9g},{},{:.9g},{:.9g},{}", p["global_batch"].get<double>(),
+            p.contains("epochs") ? fmt::format("{:.9g}", p["epochs"].get<double>()) : std::string(),
+            p["time_to_train"]["samples_to_train"].get<double>(),
+            p["time_to_train_s"].get<double>(),
+            p["time_to_train"]["extrapolated"].get<bool>() ? 1 : 0);
+      } else if (ttt) {
+        csv << ",,,,,";
+      }
+      csv << '\n';
     }
   }
   common::write_file_atomic(plan.dir + "/sweep.csv", csv.str());

@@ -2,7 +2,10 @@
 """Plots of a merged sweep (SWEEP_DIR/sweep.csv, written by `scalecast sweep`):
 SWEEP_DIR/scaling.png, throughput and scaling efficiency against GPUs, one line per axis
 combination; SWEEP_DIR/breakdown.png, the iteration split into compute, exposed communication,
-I/O stall, copies and idle per node count, one panel per combination.
+I/O stall, copies and idle per node count, one panel per combination; with time-to-train
+columns (a scenario with `time_to_train`), SWEEP_DIR/time_to_train.png: hours to the table's
+quality target against node count, the fastest point of each combination marked (where more
+nodes stop helping), extrapolated points hollow.
 
 Usage: plot_sweep.py SWEEP_DIR   (`scalecast sweep` runs it after merging when python3 and
 matplotlib are there)."""
@@ -23,6 +26,7 @@ PARTS = [("compute_s", "compute"), ("exposed_comm_s", "exposed communication"),
          ("io_stall_s", "I/O stall"), ("copy_s", "copies"), ("idle_s", "idle")]
 # No timestamps or versions in the files: the same sweep gives the same bytes.
 PNG_METADATA = {"Software": None}
+HAS_TTT = False
 
 
 def read_sweep(path):
@@ -35,6 +39,8 @@ def read_sweep(path):
     if missing:
         sys.exit(f"plot_sweep: {path} lacks the columns {', '.join(missing)}")
     axes = header[:header.index("nodes")]
+    global HAS_TTT
+    HAS_TTT = "time_to_train_s" in header
     combos = OrderedDict()
     for r in rows:
         key = ", ".join(f"{a}={r[a]}" for a in axes) or "scenario"
@@ -90,6 +96,36 @@ def plot_breakdown(combos, path):
     plt.close(fig)
 
 
+def plot_time_to_train(combos, path):
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    for i, (key, rows) in enumerate(combos.items()):
+        rows = [r for r in rows if r["time_to_train_s"] != ""]
+        if not rows:
+            continue
+        rows = sorted(rows, key=lambda r: int(r["nodes"]))
+        nodes = [int(r["nodes"]) for r in rows]
+        hours = [number(r["time_to_train_s"]) / 3600.0 for r in rows]
+        color = f"C{i % 10}"
+        ax.plot(nodes, hours, "-", color=color, label=key)
+        for n, h, r in zip(nodes, hours, rows):
+            hollow = r["time_to_train_extrapolated"] == "1"
+            ax.plot([n], [h], "o", color=color, markerfacecolor="none" if hollow else color)
+        best = min(range(len(hours)), key=lambda k: hours[k])
+        ax.plot([nodes[best]], [hours[best]], "*", color=color, markersize=14)
+        ax.annotate(f"fastest: {nodes[best]} nodes, {hours[best]:.3g} h", (nodes[best], hours[best]),
+                    textcoords="offset points", xytext=(-6, 10), ha="right", fontsize=7,
+                    color=color)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("time to train (hours)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata=PNG_METADATA)
+    plt.close(fig)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -97,7 +133,11 @@ def main():
     combos = read_sweep(os.path.join(folder, "sweep.csv"))
     plot_scaling(combos, os.path.join(folder, "scaling.png"))
     plot_breakdown(combos, os.path.join(folder, "breakdown.png"))
-    print(f"plot_sweep: {folder}/scaling.png, {folder}/breakdown.png")
+    extra = ""
+    if HAS_TTT:
+        plot_time_to_train(combos, os.path.join(folder, "time_to_train.png"))
+        extra = f", {folder}/time_to_train.png"
+    print(f"plot_sweep: {folder}/scaling.png, {folder}/breakdown.png{extra}")
 
 
 if __name__ == "__main__":

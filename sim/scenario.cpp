@@ -17,6 +17,8 @@
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
 #include "sim/framework_preset.hpp"
+#include "sim/multi_job_scenario.hpp"
+#include "sim/time_to_train.hpp"
 
 namespace scalecast::sim {
 
@@ -362,15 +364,20 @@ void check_memory(const ConfigNode& root, const Scenario& s, const platforms::Pl
   }
 }
 
-Scenario load(const ConfigNode& root, const std::string& source) {
+}  // namespace
+
+Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   if (!root.is_map()) root.fail("expected a map of scenario settings");
+  // clang-format off
   root.check_keys(
       {"name",          "platform",    "model",           "seq_len",     "precision",
        "batch_per_gpu", "nodes",       "gpus_per_node",   "placement",   "strategy",
        "allreduce",     "fidelity",    "flow_limit_gpus", "iterations",  "warmup",
        "seed",          "network",     "input",           "calibration", "framework_efficiency",
        "trace",         "variability", "cluster",         "framework",   "fixed_costs",
-       "memory_check"});
+       "memory_check",
+       "time_to_train"});
+  // clang-format on
   Scenario s;
   s.source_file = source;
   s.name = root.string_or("name", std::filesystem::path(source).stem().string());
@@ -497,11 +504,14 @@ Scenario load(const ConfigNode& root, const std::string& source) {
   // whatever the estimate says of the precision they are simulated at.
   s.memory_check = root.bool_or("memory_check", true);
   if (s.memory_check) check_memory(root, s, machine);
+  if (auto v = root.optional("time_to_train")) load_time_to_train(*v, s, machine);
   YAML::Emitter out;
   out << root.raw();
   s.resolved_yaml = std::string(out.c_str()) + "\n";
   return s;
 }
+
+namespace {
 
 // An error in a value an override set names the override ("--set warmup=abc: error: warmup:
 // ..."), not the scenario file's line the key happens to sit at.
@@ -514,7 +524,8 @@ Scenario load_with(ConfigNode root, const std::string& source,
                    const std::vector<std::pair<std::string, std::string>>& overrides) {
   for (const auto& [k, v] : overrides) apply_override(root.raw(), k, v);
   try {
-    return load(root, source);
+    if (root.is_map() && root.has("jobs")) return load_multi_job(root, source);
+    return load_scenario_node(root, source);
   } catch (const ConfigError& e) {
     if (e.file() != root.file()) throw;  // from a platform or model file
     for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {

@@ -5,6 +5,7 @@
 // the YAML tree before validation, so they are checked exactly like the file.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,7 +16,13 @@
 #include "sim/input_pipeline.hpp"
 #include "sim/simulated_platform.hpp"
 
+namespace scalecast::common {
+class ConfigNode;
+}
+
 namespace scalecast::sim {
+
+struct MultiJobSpec;  // sim/multi_job_scenario.hpp
 
 enum class Placement { kPacked, kSpread };
 
@@ -25,6 +32,15 @@ struct KeyLocation {
   int line = 0;
   int column = 0;
   std::string key;
+};
+
+// time_to_train (sim/time_to_train.hpp): which convergence table prices epochs to target.
+struct TimeToTrainSpec {
+  bool enabled = false;
+  std::string table;      // resolved table name
+  std::string data_file;  // resolved convergence data file
+  bool extrapolate = false;
+  KeyLocation at;  // the key, for errors found later
 };
 
 struct Scenario {
@@ -70,6 +86,10 @@ struct Scenario {
   double straggler_slowdown = 1.0;       // variability.straggler_slowdown
   bool memory_check = true;              // reject a model/batch/precision that does not fit
   std::string resolved_yaml;             // the scenario after overrides, for the output folder
+  TimeToTrainSpec time_to_train;         // off unless the scenario asks
+  // A scenario with `jobs:` (several jobs on one machine, sim/multi_job_scenario.hpp); null for
+  // the single-job form, whose fields above are the job.
+  std::shared_ptr<const MultiJobSpec> multi;
 };
 
 // "key.path=value" pairs from --set.
@@ -81,6 +101,10 @@ Scenario load_scenario(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& overrides = {});
 Scenario load_scenario_text(const std::string& text, const std::string& name,
                             const std::vector<std::pair<std::string, std::string>>& overrides = {});
+
+// The single-job form from a YAML root (overrides already applied): what load_scenario()
+// validates when the root has no `jobs`; the multi-job loader loads each job's scenario with it.
+Scenario load_scenario_node(const common::ConfigNode& root, const std::string& source);
 
 // Tokens per sequence the scenario trains with: its seq_len, else the model's default; 0 for a
 // model whose input is an image. Loads the model (throws as models::load_model does).

@@ -92,11 +92,26 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   // Packed placement builds only the nodes it uses; spread needs the whole machine.
   options.nodes = s.placement == Placement::kPacked ? request.nodes : 0;
   auto platform = build_platform(*engine, machine, options);
+  Job job(*platform,
+          point_job_spec(s, request, {}, machine, platform.get(), cost_model, collectives_db));
+  engine->run();
+  return job.result();
+}
+
+JobSpec point_job_spec(const Scenario& s, const PointRequest& request,
+                       const std::vector<int>& node_list, const platforms::Platform& machine,
+                       const MachinePlatform* platform, const calibration::CostModel& cost_model,
+                       const calibration::Database* collectives_db) {
+  if (!node_list.empty() && static_cast<int>(node_list.size()) != request.nodes)
+    throw std::invalid_argument("point_job_spec: the node list has " +
+                                std::to_string(node_list.size()) + " nodes, the request " +
+                                std::to_string(request.nodes));
   JobSpec spec;
   spec.name = s.name;
   for (int i = 0; i < request.nodes; ++i)
     spec.nodes.push_back(
-        s.placement == Placement::kPacked
+        !node_list.empty() ? node_list[i]
+        : s.placement == Placement::kPacked
             ? i
             : static_cast<int>(static_cast<long>(i) * platform->node_count() / request.nodes));
   const int available = platform->gpus_per_node(spec.nodes.front());
@@ -192,9 +207,7 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   spec.seed = s.seed;
   for (int g = 0; g < spec.gpus_per_node; ++g)
     spec.nic_groups.push_back(platform->nic_of_gpu(spec.nodes.front(), g));
-  Job job(*platform, std::move(spec));
-  engine->run();
-  return job.result();
+  return spec;
 }
 
 }  // namespace scalecast::sim

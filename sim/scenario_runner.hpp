@@ -11,6 +11,7 @@
 #include "calibration/database.hpp"
 #include "models/training_step.hpp"
 #include "sim/job.hpp"
+#include "sim/platform_builder.hpp"
 #include "sim/scenario.hpp"
 #include "sim/step_program.hpp"
 
@@ -29,6 +30,14 @@ struct PointRequest {
 JobResult run_point(const Scenario& scenario, const PointRequest& request,
                     const calibration::CostModel& cost_model,
                     const calibration::Database* collectives_db = nullptr);
+
+// The job of one point on an already built machine (`platform`, built from `machine`): what
+// run_point simulates. `node_list` (empty: the scenario's placement) gives the platform nodes in
+// rank order, request.nodes of them (several jobs on one machine, sim/multi_job_scenario.hpp).
+JobSpec point_job_spec(const Scenario& scenario, const PointRequest& request,
+                       const std::vector<int>& node_list, const platforms::Platform& machine,
+                       const MachinePlatform* platform, const calibration::CostModel& cost_model,
+                       const calibration::Database* collectives_db);
 
 // The training step every rank of a scenario's point runs: `model` at the scenario's batch per
 // GPU, precision and sequence length (seq_len 0: the model's default).

@@ -1,0 +1,166 @@
+#include "cli/run_multi.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "calibration/calibrated_cost_model.hpp"
+#include "cli/commands.hpp"
+#include "cli/database_cache.hpp"
+#include "cli/point_runner.hpp"
+#include "cli/scenario_inputs.hpp"
+#include "common/atomic_file.hpp"
+#include "common/version.hpp"
+#include "sim/multi_job_scenario.hpp"
+#include "sim/outputs.hpp"
+#include "sim/simgrid_info.hpp"
+
+namespace scalecast::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+// A job's JSON as the mix's point wrote it, with its place and start.
+ordered_json training_json(const sim::MixJob& job, const sim::JobResult& r) {
+  ordered_json j;
+  j["name"] = job.name;
+  j["kind"] = "training";
+  j["model"] = job.scenario.model;
+  if (const std::int64_t seq = sim::effective_seq_len(job.scenario); seq > 0) j["seq_len"] = seq;
+  j["precision"] = std::string(common::to_string(job.scenario.precision));
+  j["start_s"] = job.start_s;
+  j["node_list"] = job.node_list;
+  ordered_json p = sim::point_json(job.scenario, r);
+  p.erase("scaling_efficiency");  // a job of a mix has no 1-GPU baseline here
+  for (const auto& [k, v] : p.items()) j[k] = v;
+  return j;
+}
+
+ordered_json io_json(const sim::MixJob& job, const sim::IoJobResult& r) {
+  return {{"name", job.name},
+          {"kind", "io"},
+          {"start_s", job.start_s},
+          {"node_list", job.node_list},
+          {"nodes", r.nodes},
+          {"request_bytes", job.request_bytes},
+          {"duration_s", job.duration_s},
+          {"end_s", r.end_s},
+          {"bytes_read", r.bytes_read},
+          {"requested_rate_Bps", r.requested_rate_Bps},
+          {"achieved_rate_Bps", r.achieved_rate_Bps}};
+}
+
+std::string table(const sim::Scenario& s, const ordered_json& jobs) {
+  std::string o = fmt::format("{} — {} jobs on {} ({} placement, {} nodes)\n", s.name, jobs.size(),
+                              s.platform, to_string(s.multi->placement), s.multi->machine_nodes);
+  o += fmt::format("{:<16} {:>8} {:>6} {:>6} {:>9} {:>10} {:>10} {:>9} {:>13}\n", "job", "kind",
+                   "nodes", "gpus", "start_s", "iter_ms", "alone_ms", "slowdown", "samples/s");
+  for (const ordered_json& j : jobs) {
+    if (j["kind"] == "io") {
+      o += fmt::format(
+          "{:<16} {:>8} {:>6} {:>6} {:>9.3f} {:>10} {:>10} {:>9} {:>13}  read {:.2f} "
+          "of {:.2f} GB/s asked\n",
+          j["name"].get<std::string>(), "io", j["nodes"].get<int>(), "-",
+          j["start_s"].get<double>(), "-", "-", "-", "-",
+          j["achieved_rate_Bps"].get<double>() / 1e9, j["requested_rate_Bps"].get<double>() / 1e9);
+      continue;
+    }
+    o += fmt::format("{:<16} {:>8} {:>6} {:>6} {:>9.3f} {:>10.2f} {:>10.2f} {:>9.3f} {:>13.1f}\n",
+                     j["name"].get<std::string>(), "training", j["nodes"].get<int>(),
+                     j["gpus"].get<int>(), j["start_s"].get<double>(),
+                     1e3 * j["iteration_time_s"].get<double>(),
+                     1e3 * j["alone"]["iteration_time_s"].get<double>(),
+                     j["slowdown"].get<double>(), j["throughput_samples_per_s"].get<double>());
+  }
+  return o;
+}
+
+}  // namespace
+
+int run_multi_point(const std::string& scenario, const std::vector<std::string>& overrides,
+                    int which, const std::string& json_path, const std::string& point_dir) {
+  const sim::Scenario s =
+      with_resolved_paths(sim::load_scenario(scenario, sim::parse_overrides(overrides)));
+  const sim::MultiJobSpec& m = *s.multi;
+  // Each job priced with its own calibration databases and framework efficiency.
+  std::vector<calibration::Database> dbs(m.jobs.size());
+  std::vector<std::unique_ptr<calibration::CostModel>> models(m.jobs.size());
+  sim::MixPricing pricing;
+  for (std::size_t k = 0; k < m.jobs.size(); ++k) {
+    if (m.jobs[k].kind == sim::MixJob::Kind::kTraining) {
+      const sim::Scenario js = with_resolved_paths(m.jobs[k].scenario);
+      for (const std::string& path : js.calibration) dbs[k].merge(cached_database(path));
+      calibration::CostModelOptions options;
+      options.framework_efficiency = js.framework_efficiency;
+      models[k] = std::make_unique<calibration::CalibratedCostModel>(dbs[k], options);
+    }
+    pricing.cost.push_back(models[k].get());
+    pricing.db.push_back(models[k] ? &dbs[k] : nullptr);
+  }
+  const sim::MixResult r = sim::run_mix(s, which, pricing);
+  ordered_json out;
+  out["training"] = ordered_json::array();
+  for (std::size_t i = 0; i < r.training.size(); ++i) {
+    const sim::MixJob& job = m.jobs[r.job_index[i]];
+    out["training"].push_back(training_json(job, r.training[i]));
+    if (which < 0 && !point_dir.empty())
+      sim::write_point_files(point_dir + "/jobs/" + job.name, r.training[i]);
+  }
+  out["io"] = ordered_json::array();
+  for (std::size_t i = 0; i < r.io.size(); ++i)
+    out["io"].push_back(io_json(m.jobs[r.io_index[i]], r.io[i]));
+  common::write_file_atomic(json_path, out.dump() + "\n");
+  return kExitOk;
+}
+
+int run_multi_scenario(const sim::Scenario& s, const std::string& scenario,
+                       const std::vector<std::string>& overrides, const std::string& out_dir,
+                       int jobs, bool progress) {
+  const sim::MultiJobSpec& m = *s.multi;
+  // Point 0: every job together; then each training job alone on the same nodes.
+  std::vector<PointJob> points;
+  points.push_back({scenario, overrides, 1, 0, out_dir, "", {"--multi-job", "-1"}});
+  const std::vector<int> training = m.training();
+  for (int k : training)
+    points.push_back({scenario, overrides, 1, 0, "", "", {"--multi-job", std::to_string(k)}});
+  const std::vector<ordered_json> res = run_points(points, jobs, progress);
+  // Jobs in the file's order; a training job gets its alone run and its slowdown.
+  ordered_json all = ordered_json::array();
+  std::size_t t = 0, io = 0;
+  for (std::size_t k = 0; k < m.jobs.size(); ++k) {
+    if (m.jobs[k].kind == sim::MixJob::Kind::kIo) {
+      all.push_back(res[0]["io"][io++]);
+      continue;
+    }
+    ordered_json j = res[0]["training"][t];
+    const ordered_json& alone = res[1 + t]["training"][0];
+    ++t;
+    const double together = j["iteration_time_s"].get<double>();
+    const double by_itself = alone["iteration_time_s"].get<double>();
+    j["alone"] = {{"iteration_time_s", by_itself},
+                  {"throughput_samples_per_s", alone["throughput_samples_per_s"]},
+                  {"breakdown", alone["breakdown"]}};
+    j["slowdown"] = by_itself > 0.0 ? together / by_itself : 0.0;
+    all.push_back(std::move(j));
+  }
+  std::fputs(table(s, all).c_str(), stdout);
+  std::fflush(stdout);
+  if (!out_dir.empty()) {
+    ordered_json j;
+    j["scenario"] = s.name;
+    j["platform"] = s.platform;
+    j["machine_nodes"] = m.machine_nodes;
+    j["placement"] = to_string(m.placement);
+    j["seed"] = m.seed;
+    j["jobs"] = all;
+    j["tool"] = {{"version", common::kVersion},
+                 {"git", common::kGitHash},
+                 {"simgrid", sim::simgrid_version()}};
+    common::write_file_atomic(out_dir + "/summary.json", j.dump(2) + "\n");
+    common::write_file_atomic(out_dir + "/scenario.resolved.yaml", s.resolved_yaml);
+  }
+  return kExitOk;
+}
+
+}  // namespace scalecast::cli

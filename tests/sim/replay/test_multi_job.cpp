@@ -1,0 +1,214 @@
+// Several jobs in one simulation (sim/multi_job.hpp) on small platforms built in the test (ideal
+// network), against closed forms: jobs sharing one bottleneck link each get half of it, jobs on
+// disjoint nodes and links are not slowed at all, a later start does not change a job alone,
+// and an I/O neighbour reads at its rate or at what the file system gives.
+
+#include <doctest/doctest.h>
+#include <simgrid/s4u.hpp>
+
+#include <stdexcept>
+
+#include "sim/engine_setup.hpp"
+#include "sim/input_pipeline.hpp"
+#include "sim/multi_job.hpp"
+#include "tests/sim/replay/replay_fixtures.hpp"
+#include "tests/sim/replay/test_platform.hpp"
+
+using namespace scalecast::sim;
+using namespace scalecast::sim::testing;
+
+namespace {
+
+// All-reduce bound: 10 ms of forward compute, one gradient of `bytes` made by a backward op of
+// no duration, 1 ms of optimizer; one GPU per node, ring at flow fidelity.
+JobSpec ring_job(const std::string& name, std::vector<int> nodes, double bytes) {
+  JobSpec s;
+  s.name = name;
+  s.nodes = std::move(nodes);
+  s.gpus_per_node = 1;
+  s.program = synthetic_program(1, 10e-3, 1, 0.0, bytes, 1e-3);
+  s.program.input_bytes = 0.0;
+  s.allreduce.algorithm = Algorithm::kRing;
+  s.allreduce.fusion_bytes = 1e12;
+  s.fidelity = Fidelity::kFlow;
+  s.warmup = 1;
+  s.iterations = 3;
+  return s;
+}
+
+constexpr double kBytes = 256.0 * 1024 * 1024;
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("two all-reduce-bound jobs sharing one bottleneck link each see the comm part double") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 6;
+    ps.backbones = 2;
+    ps.backbone_bw = ps.nic_bw;  // the backbone is as fast as a NIC: shared, it is the bottleneck
+    // Nodes 0-1 and 2-3 talk over backbone 0 (shared by jobs a and b); 4-5 over backbone 1.
+    ps.backbone = [](int a, int b) { return std::max(a, b) < 4 ? 0 : 1; };
+    TestPlatform platform(ps);
+    JobMix mix(platform, {{ring_job("a", {0, 1}, kBytes), 0.0},
+                          {ring_job("b", {2, 3}, kBytes), 0.0},
+                          {ring_job("alone", {4, 5}, kBytes), 0.0}});
+    mix.run();
+    const std::vector<JobResult> r = mix.results();
+    REQUIRE(r.size() == 3);
+    // 2-rank ring: S/B + 2 alpha; a and b get B/2 of the backbone each, so S/B doubles.
+    const double alpha = 2 * ps.gpu_link_lat_s + 2 * ps.nic_lat_s;
+    const double fixed = 10e-3 + 1e-3;
+    const double alone = fixed + ring_allreduce_s(2, kBytes, ps.nic_bw, alpha);
+    const double shared = fixed + ring_allreduce_s(2, kBytes, ps.nic_bw / 2, alpha);
+    const double slowdown = shared / alone;
+    for (int k : {0, 1}) {
+      INFO(r[k].name << ": expected " << shared << " s, actual " << r[k].iteration_time_s << " s");
+      CHECK(r[k].iteration_time_s == doctest::Approx(shared).epsilon(1e-6).scale(0.0));
+      const double measured = r[k].iteration_time_s / r[2].iteration_time_s;
+      MESSAGE(r[k].name << " slowdown: expected " << slowdown << ", actual " << measured);
+      CHECK(measured == doctest::Approx(slowdown).epsilon(1e-6).scale(0.0));
+    }
+    INFO("alone: expected " << alone << " s, actual " << r[2].iteration_time_s << " s");
+    CHECK(r[2].iteration_time_s == doctest::Approx(alone).epsilon(1e-6).scale(0.0));
+    // The comm part (what is not compute) doubled, to within the route latency.
+    CHECK(r[0].comm_total_s == doctest::Approx(2 * kBytes / ps.nic_bw + 2 * alpha).epsilon(1e-6));
+  }
+
+  TEST_CASE("jobs on disjoint nodes and links are not slowed: slowdown 1.000") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.backbones = 2;
+    ps.backbone_bw = ps.nic_bw;
+    ps.backbone = [](int a, int b) { return std::max(a, b) < 2 ? 0 : 1; };
+    TestPlatform platform(ps);
+    JobMix mix(platform,
+               {{ring_job("a", {0, 1}, kBytes), 0.0}, {ring_job("b", {2, 3}, kBytes), 0.0}});
+    mix.run();
+    const double alpha = 2 * ps.gpu_link_lat_s + 2 * ps.nic_lat_s;
+    const double alone = 11e-3 + ring_allreduce_s(2, kBytes, ps.nic_bw, alpha);
+    for (const JobResult& r : mix.results()) {
+      MESSAGE(r.name << " slowdown: expected 1.000, actual " << r.iteration_time_s / alone);
+      CHECK(r.iteration_time_s / alone == doctest::Approx(1.0).epsilon(1e-9).scale(0.0));
+    }
+  }
+
+  TEST_CASE("a job started after the other is done shares nothing and its iterations start late") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.backbones = 1;
+    ps.backbone_bw = ps.nic_bw;
+    ps.backbone = [](int, int) { return 0; };  // every inter-node route crosses one backbone
+    TestPlatform platform(ps);
+    JobMix mix(platform,
+               {{ring_job("first", {0, 1}, kBytes), 0.0}, {ring_job("late", {2, 3}, kBytes), 5.0}});
+    mix.run();
+    const std::vector<JobResult> r = mix.results();
+    const double alpha = 2 * ps.gpu_link_lat_s + 2 * ps.nic_lat_s;
+    const double alone = 11e-3 + ring_allreduce_s(2, kBytes, ps.nic_bw, alpha);
+    CHECK(4 * alone < 5.0);  // the first job (warm-up + 3) is done before the second starts
+    for (const JobResult& j : r)
+      CHECK(j.iteration_time_s == doctest::Approx(alone).epsilon(1e-9).scale(0.0));
+    REQUIRE(!r[1].iterations.empty());
+    CHECK(r[1].iterations.front().start_s == doctest::Approx(5.0 + alone).epsilon(1e-9));
+  }
+
+  TEST_CASE("two jobs that overlap only partly are slowed less than two that overlap fully") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.backbones = 1;
+    ps.backbone_bw = ps.nic_bw;
+    ps.backbone = [](int, int) { return 0; };
+    TestPlatform platform(ps);
+    const double alpha = 2 * ps.gpu_link_lat_s + 2 * ps.nic_lat_s;
+    const double alone = 11e-3 + ring_allreduce_s(2, kBytes, ps.nic_bw, alpha);
+    const double shared = 11e-3 + ring_allreduce_s(2, kBytes, ps.nic_bw / 2, alpha);
+    JobMix mix(platform, {{ring_job("first", {0, 1}, kBytes), 0.0},
+                          {ring_job("late", {2, 3}, kBytes), 2.5 * alone}});
+    mix.run();
+    for (const JobResult& j : mix.results()) {
+      MESSAGE(j.name << ": alone " << alone << " s, fully shared " << shared << ", actual "
+                     << j.iteration_time_s);
+      CHECK(j.iteration_time_s > alone * 1.01);
+      CHECK(j.iteration_time_s < shared * 0.99);
+    }
+  }
+
+  TEST_CASE("an I/O neighbour reads at its rate, or at what the file system gives") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.pfs_servers = 2;
+    ps.pfs_disk_bw = 2e9;  // 4 GB/s over both servers
+    TestPlatform platform(ps);
+    // Asks 1 GB/s for 2 s: 10 MB per node every 20 ms, 100 requests per node.
+    IoJobSpec paced{"paced", {0, 1}, 1e9, 10e6, 0.0, 2.0};
+    IoJobSpec greedy{"greedy", {2, 3}, 100e9, 16e6, 2.0, 2.0};  // asks 100 GB/s, later
+    JobMix mix(platform, {}, {paced, greedy});
+    mix.run();
+    const std::vector<IoJobResult> r = mix.io_results();
+    REQUIRE(r.size() == 2);
+    MESSAGE("paced: asked 1 GB/s, got " << r[0].achieved_rate_Bps / 1e9 << " GB/s");
+    CHECK(r[0].bytes_read == doctest::Approx(2 * 100 * 10e6).epsilon(1e-12));
+    CHECK(r[0].achieved_rate_Bps == doctest::Approx(1e9).epsilon(1e-9));
+    MESSAGE("greedy: asked 100 GB/s, got " << r[1].achieved_rate_Bps / 1e9 << " GB/s of 4");
+    // Back to back: 16 MB requests on two 2 GB/s disks, the window cut at 2 s.
+    CHECK(r[1].achieved_rate_Bps == doctest::Approx(4e9).epsilon(0.01));
+  }
+
+  TEST_CASE("a noisy neighbour on other nodes halves an I/O-bound job's share of the PFS") {
+    // The PFS aggregate link (4 GB/s) is the bottleneck: alone, 8 nodes x 2 GPUs x 32 samples x
+    // 2 MB = 1,024 MB per batch take 256 ms (test_input_storage.cpp). An I/O job on 8 other
+    // nodes reading back to back adds 8 flows to the 8 readers of the training job: each gets
+    // 1/16 of the link, the training job half of it, so its iteration doubles to 512 ms.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 16;
+    ps.gpus = 2;
+    ps.pfs_servers = 3;
+    ps.pfs_aggregate_bw = 4e9;
+    ps.pfs_disk_bw = 1e12;
+    TestPlatform platform(ps);
+    JobSpec s;
+    s.name = "train";
+    for (int n = 0; n < 8; ++n) s.nodes.push_back(n);
+    s.gpus_per_node = ps.gpus;
+    s.program = synthetic_program(8, 1e-3, 16, 2e-3, 1e6, 1e-3, 32);
+    s.program.input_bytes = 32 * 1e5;
+    s.allreduce.algorithm = Algorithm::kHierarchical;
+    s.allreduce.fusion_bytes = 1e12;
+    s.fidelity = Fidelity::kWave;
+    s.nic_groups = {0, 0};
+    s.symmetric = false;
+    s.warmup = 3;
+    s.iterations = 2;
+    s.input.source = InputSource::kPfs;
+    s.input.stored_bytes_per_sample = 2e6;
+    IoJobSpec noise{"noise", {8, 9, 10, 11, 12, 13, 14, 15}, 1e12, 16e6, 0.0, 0.0};
+    JobMix mix(platform, {{s, 0.0}}, {noise});
+    mix.run();
+    const JobResult r = mix.results().front();
+    const double alone = 16 * 32 * 2e6 / 4e9;
+    MESSAGE("iteration alone " << alone << " s (closed form), with the neighbour expected "
+                               << 2 * alone << " s, actual " << r.iteration_time_s << " s");
+    CHECK(r.iteration_time_s == doctest::Approx(2 * alone).epsilon(0.01));
+    const IoJobResult io = mix.io_results().front();
+    MESSAGE("neighbour got " << io.achieved_rate_Bps / 1e9 << " GB/s of the 4 GB/s link");
+    CHECK(io.achieved_rate_Bps > 1.9e9);  // its half while the job runs, all of it before/after
+  }
+
+  TEST_CASE("a mix rejects duplicate names and a negative start") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    TestPlatform platform(ps);
+    CHECK_THROWS_AS(JobMix(platform, {{ring_job("a", {0, 1}, kBytes), 0.0},
+                                      {ring_job("a", {2, 3}, kBytes), 0.0}}),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(JobMix(platform, {{ring_job("a", {0, 1}, kBytes), -1.0}}),
+                    std::invalid_argument);
+  }
+}

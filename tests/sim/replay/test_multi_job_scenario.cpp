@@ -1,0 +1,213 @@
+// Scenarios with `jobs:` (sim/multi_job_scenario.hpp): placement by policy or node lists, each
+// job's own keys over the file's, and bad inputs (overlapping node lists, more nodes than the
+// machine, a negative start) as file:line errors at the job's key; `scalecast run` end to end.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/config_error.hpp"
+#include "sim/multi_job_scenario.hpp"
+#include "sim/scenario.hpp"
+#include "tests/sim/replay/test_files.hpp"
+
+using namespace scalecast::sim;
+using scalecast::common::ConfigError;
+using scalecast::sim::testing::kTool;
+using scalecast::sim::testing::slurp;
+
+namespace {
+
+const std::string kHead = R"(name: mix
+platform: dgx-a100-superpod
+cluster: {nodes: 8}
+model: resnet50
+batch_per_gpu: 64
+)";
+
+std::string error_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "in.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::vector<std::vector<int>> lists(const Scenario& s) {
+  std::vector<std::vector<int>> out;
+  for (const MixJob& j : s.multi->jobs) out.push_back(j.node_list);
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("jobs: packed, spread and random placement give disjoint node lists") {
+    const std::string jobs = R"(jobs:
+  - {name: a, nodes: 3}
+  - {name: b, nodes: 2, model: bert_large, batch_per_gpu: 8}
+  - {name: c, gpus: 16}
+)";
+    const Scenario packed = load_scenario_text(kHead + jobs, "in.yaml");
+    REQUIRE(packed.multi);
+    CHECK(packed.multi->machine_nodes == 8);
+    CHECK(lists(packed) == std::vector<std::vector<int>>{{0, 1, 2}, {3, 4}, {5, 6}});
+    // Each job's own keys over the file's.
+    CHECK(packed.multi->jobs[1].scenario.model == "bert_large");
+    CHECK(packed.multi->jobs[1].scenario.batch_per_gpu == 8);
+    CHECK(packed.multi->jobs[0].scenario.batch_per_gpu == 64);
+    CHECK(packed.multi->jobs[2].nodes == 2);  // 16 GPUs = two 8-GPU nodes
+    const Scenario spread = load_scenario_text(kHead + "placement: spread\n" + jobs, "in.yaml");
+    CHECK(lists(spread) == std::vector<std::vector<int>>{{0, 2, 5}, {1, 4}, {3, 6}});
+    const Scenario random = load_scenario_text(kHead + "placement: random\n" + jobs, "in.yaml");
+    const Scenario again = load_scenario_text(kHead + "placement: random\n" + jobs, "in.yaml");
+    CHECK(lists(random) == lists(again));  // the seed decides
+    std::vector<int> all;
+    for (const auto& l : lists(random)) all.insert(all.end(), l.begin(), l.end());
+    std::sort(all.begin(), all.end());
+    CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+    CHECK(all.size() == 7);
+    const Scenario other_seed =
+        load_scenario_text(kHead + "placement: random\nseed: 99\n" + jobs, "in.yaml");
+    CHECK(lists(other_seed) != lists(random));
+  }
+
+  TEST_CASE("jobs: explicit node lists come first, the policy places the rest") {
+    // Summit (it has a parallel file system to read), at its size.
+    const Scenario s = load_scenario_text(R"(platform: summit
+model: resnet50
+batch_per_gpu: 64
+jobs:
+  - {name: a, nodes: 2}
+  - {name: b, node_list: [0, 5]}
+  - {name: io, kind: io, nodes: 1, read_rate: 10GBps, start: 1s}
+)",
+                                          "in.yaml");
+    CHECK(lists(s) == std::vector<std::vector<int>>{{1, 2}, {0, 5}, {3}});
+    CHECK(s.multi->jobs[2].kind == MixJob::Kind::kIo);
+    CHECK(s.multi->jobs[2].read_rate_Bps == doctest::Approx(10e9));
+    CHECK(s.multi->jobs[2].start_s == doctest::Approx(1.0));
+    CHECK(s.multi->training() == std::vector<int>{0, 1});
+  }
+
+  TEST_CASE("jobs: overlapping node lists are an error at the second list's entry") {
+    const std::string e = error_of(kHead + R"(jobs:
+  - {name: a, node_list: [0, 1]}
+  - {name: b, node_list: [2, 1]}
+)");
+    CHECK(e == "in.yaml:8:30: error: jobs[1].node_list[1]: node 1 is already used by job 'a'");
+  }
+
+  TEST_CASE("jobs: more nodes than the machine is an error at the job that does not fit") {
+    const std::string e = error_of(kHead + R"(jobs:
+  - {name: a, nodes: 6}
+  - {name: b, nodes: 3}
+)");
+    CHECK(e ==
+          "in.yaml:8:22: error: jobs[1].nodes: expected at most 2 nodes: dgx-a100-superpod has 8 "
+          "nodes and "
+          "the jobs before this one take 6 (cluster.nodes sets the machine's size)");
+    const std::string beyond = error_of(kHead + "jobs:\n  - {name: a, node_list: [8]}\n");
+    INFO(beyond);
+    CHECK(beyond ==
+          "in.yaml:7:27: error: jobs[0].node_list[0]: expected at most 7 (a whole number from 0 "
+          "to 7), got 8");
+  }
+
+  TEST_CASE("jobs: a negative start is an error at the job's start") {
+    const std::string e = error_of(kHead + "jobs:\n  - {name: a, nodes: 1, start: -5ms}\n");
+    INFO(e);
+    CHECK(e == "in.yaml:7:32: error: jobs[0].start: expected a non-negative time, got \"-5ms\"");
+  }
+
+  TEST_CASE("jobs: a job's bad key is an error at that job's key path") {
+    const std::string batch =
+        error_of(kHead + "jobs:\n  - {name: a, nodes: 1, batch_per_gpu: 0}\n");
+    INFO(batch);
+    CHECK(batch ==
+          "in.yaml:7:40: error: jobs[0].batch_per_gpu: expected at least 1 (a whole number from 1 "
+          "to 1,000,000), got 0");
+    CHECK(error_of(kHead + "nodes: 2\njobs:\n  - {nodes: 1}\n")
+              .rfind("in.yaml:6:8: error: nodes: expected no top-level nodes with jobs", 0) == 0);
+    CHECK(error_of(kHead + "jobs:\n  - {name: a, nodes: 1, placement: packed}\n").find("jobs[0]") !=
+          std::string::npos);
+    CHECK(error_of(kHead + "jobs:\n  - {name: a, nodes: 1}\n  - {name: a, nodes: 1}\n")
+              .find("jobs[1].name: expected a name no other job has") != std::string::npos);
+    CHECK(error_of(kHead + "jobs:\n  - {name: r, kind: io, nodes: 1, read_rate: 1GBps}\n")
+              .find("expected at least one training job") != std::string::npos);
+    CHECK(error_of(kHead + "jobs:\n  - {name: a, gpus: 12}\n")
+              .find("jobs[0].gpus: expected at most 8 or a multiple of 8") != std::string::npos);
+  }
+
+  TEST_CASE("sweep: a scenario with jobs is refused at its jobs key") {
+    const auto err = std::filesystem::temp_directory_path() /
+                     ("scalecast-mix-sweep-" + std::to_string(::getpid()));
+    const std::string cmd = kTool + " sweep scenarios/summit-shared-jobs.yaml --out " +
+                            (err.string() + ".d") + " > /dev/null 2> " + err.string();
+    const int status = std::system(cmd.c_str());
+    CHECK(WEXITSTATUS(status) == 1);
+    const std::string message = slurp(err);
+    INFO(message);
+    CHECK(message.rfind("scenarios/summit-shared-jobs.yaml:", 0) == 0);
+    CHECK(message.find(": error: jobs: sweep takes a single-job scenario") != std::string::npos);
+    std::filesystem::remove(err);
+    std::filesystem::remove_all(err.string() + ".d");
+  }
+
+  TEST_CASE(
+      "run: two single-node jobs share nothing (slowdown 1.000), jobs array, same bytes twice") {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("scalecast-mix-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto scenario = dir / "mix.yaml";
+    {
+      std::ofstream f(scenario);
+      f << R"(platform: summit
+precision: fp16
+iterations: 1
+calibration: [calibration/data/deepbench-v100.yaml]
+jobs:
+  - {name: a, model: resnet50, batch_per_gpu: 64, nodes: 1}
+  - {name: b, model: resnet50, batch_per_gpu: 64, nodes: 1, start: 10ms}
+  - {name: reader, kind: io, nodes: 1, read_rate: 5GBps, duration: 50ms}
+)";
+    }
+    const std::string cmd = kTool + " --quiet run " + scenario.string() + " -j 2 --out " +
+                            (dir / "out").string() + " > " + (dir / "table.txt").string();
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const auto summary = nlohmann::json::parse(slurp(dir / "out" / "summary.json"));
+    REQUIRE(summary["jobs"].size() == 3);
+    for (int k : {0, 1}) {
+      const auto& j = summary["jobs"][k];
+      INFO(j.dump());
+      CHECK(j["kind"] == "training");
+      CHECK(j["slowdown"].get<double>() == doctest::Approx(1.0).epsilon(1e-9));
+      CHECK(j["iteration_time_s"].get<double>() > 0.0);
+    }
+    CHECK(summary["jobs"][1]["start_s"].get<double>() == doctest::Approx(0.01));
+    CHECK(summary["jobs"][2]["kind"] == "io");
+    CHECK(summary["jobs"][2]["achieved_rate_Bps"].get<double>() ==
+          doctest::Approx(5e9).epsilon(0.01));
+    CHECK(!slurp(dir / "out" / "jobs" / "a" / "iterations.csv").empty());
+    CHECK(!slurp(dir / "out" / "jobs" / "b" / "ops.csv").empty());
+    // Deterministic: a second run gives the same bytes.
+    const std::string again = kTool + " --quiet run " + scenario.string() + " -j 2 --out " +
+                              (dir / "again").string() + " > /dev/null";
+    REQUIRE(std::system(again.c_str()) == 0);
+    for (const char* f : {"summary.json", "jobs/a/trace.json", "jobs/b/iterations.csv"})
+      CHECK(slurp(dir / "out" / f) == slurp(dir / "again" / f));
+    const std::string table = slurp(dir / "table.txt");
+    INFO(table);
+    CHECK(table.find("slowdown") != std::string::npos);
+    std::filesystem::remove_all(dir);
+  }
+}
