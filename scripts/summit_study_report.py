@@ -174,6 +174,10 @@ def scaling_section(work, out, lines, rows):
             else:
                 verdict = "**extrapolation**: no V100 validation point for this model"
             support.append((label, p["nodes"], p["gpus"], verdict))
+        last = pts[-1]
+        lines += [f"At {last['nodes']:,} nodes {label} keeps {eff(last, 'vs_1_gpu')} of linear scaling from one "
+                  f"GPU; exposed communication is {ms(last['breakdown']['exposed_comm_s'])} ms of a "
+                  f"{ms(last['iteration_time_s'])} ms iteration.", ""]
         lines += [f"Validation points for {label}: on V100 {describe_points(v100)}; on other GPUs "
                   f"{describe_points(other)}.", ""]
     for ax in (ax1, ax2):
@@ -233,7 +237,7 @@ def storage_section(work, out, lines):
               "prefetch depth 2, no CPU decode stage; GPFS Alpine (shared by all nodes) vs each node's "
               "NVMe burst buffer (`--set input.source=nvme`).", "",
               "| source | nodes | GPUs | samples/s | eff. vs 1 node | I/O stall ms | storage read per "
-              "iteration GB | read rate needed TB/s |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+              "iteration GB | storage read rate TB/s |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     for src, label in (("pfs", "GPFS"), ("nvme", "NVMe")):
         pts = load_summary(work, f"storage-{src}")["points"]
@@ -246,6 +250,13 @@ def storage_section(work, out, lines):
         ax1.plot(n, [p["throughput_samples_per_s"] / p["nodes"] for p in pts], "o-", label=label)
         ax2.plot(n, [1e3 * p["breakdown"]["io_stall_s"] for p in pts], "o-", label=label)
     lines.append("")
+    for src, label in (("pfs", "GPFS"), ("nvme", "NVMe")):
+        stalled = [p["nodes"] for p in load_summary(work, f"storage-{src}")["points"]
+                   if p["breakdown"]["io_stall_s"] > 0.0]
+        lines.append(f"- {label}: " + (f"compute waits for input from {stalled[0]:,} nodes on (of the node "
+                                        "counts run)." if stalled else "no I/O stall at any node count run."))
+    lines += ["", "The storage read rate is the bytes read per iteration over the iteration time: what the "
+              "source delivered, which caps the rate of a stalled run.", ""]
     for ax in (ax1, ax2):
         ax.set_xscale("log")
         ax.set_xlabel("nodes")
@@ -296,6 +307,8 @@ def transfers_section(work, out, lines):
         ax.set_xlabel("nodes")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
+    ax1.set_yscale("log")
+    ax2.set_yscale("log")
     ax1.set_ylabel("MB per GPU per iteration")
     ax1.set_title("Transfer volume")
     ax2.set_ylabel("ms per iteration (rank 0, busy)")
