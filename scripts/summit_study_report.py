@@ -165,10 +165,11 @@ def scaling_section(work, out, lines, rows):
         ax2.plot(g, [100.0 * p["scaling_efficiency"]["vs_1_gpu"] for p in pts], "o-", label=label)
         v100, other = support_for(model, rows)
         top = v100[0]["gpus"] if v100 else 0
+        errs = sorted(float(r["error"]) for r in v100)
         for p in pts:
             if top and p["gpus"] <= top:
-                verdict = (f"interpolation within validated V100 scale (largest: {top:,} GPUs), on other "
-                           f"machines, not Summit")
+                verdict = (f"within validated V100 scale (largest: {top:,} GPUs; errors of the {len(v100)} "
+                           f"V100 points {errs[0]:+.2f}% to {errs[-1]:+.2f}%), on other machines, not Summit")
             elif top:
                 verdict = f"**extrapolation**: {p['gpus'] / top:,.1f}x the largest validated V100 point ({top:,} GPUs)"
             else:
@@ -322,6 +323,8 @@ def utilisation_section(work, out, lines, seeds):
               "Utilisation = rank 0's compute-stream busy time / iteration time (kernels of the "
               "training step only). It is not nvidia-smi's `utilization.gpu`, which counts any "
               "kernel running, NCCL's included, and so reads higher whenever communication is exposed.", "",
+              "Idle is time with neither compute nor a transfer on rank 0's streams, e.g. waiting for Horovod's "
+              "5 ms cycle tick before a bucket is launched.", "",
               "| run | nodes | GPU util. | compute ms | exposed comm ms | I/O stall ms | idle ms |",
               "|---|---:|---:|---:|---:|---:|---:|"]
     fig, ax = plt.subplots(figsize=(7, 4))
