@@ -23,7 +23,6 @@ if [[ $# -ne 1 ]]; then
   echo "usage: scripts/summit_study.sh [--quick] OUT_DIR" >&2
   exit 2
 fi
-out=$1
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 exe=${SCALECAST:-}
 if [[ -z $exe ]]; then
@@ -38,12 +37,15 @@ if [[ -z $exe || ! -x $exe ]]; then
   echo "summit_study.sh: no scalecast binary (build it, or set SCALECAST=path)" >&2
   exit 1
 fi
+exe=$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")  # absolute, as OUT_DIR
 python=/usr/bin/python3  # Debian's, with python3-matplotlib and python3-yaml (scripts/README.md)
 if ! "$python" -c 'import matplotlib, yaml' 2>/dev/null; then
   echo "summit_study.sh: $python lacks matplotlib or yaml (scripts/bootstrap.sh installs them)" >&2
   exit 1
 fi
 jobs=${JOBS:-2}
+mkdir -p "$1"
+out=$(cd "$1" && pwd)  # absolute: the runs happen from the repository root
 
 if [[ -n ${SUMMIT_STUDY_KEEP:-} ]]; then  # keep the runs' outputs (summary.json, traces) there
   mkdir -p "$SUMMIT_STUDY_KEEP"
@@ -81,6 +83,5 @@ done
 run storage-pfs storage.yaml --set "nodes=$storage_nodes"
 run storage-nvme storage.yaml --set "nodes=$storage_nodes" --set input.source=nvme
 
-mkdir -p "$out"
 "$python" scripts/summit_study_report.py --work "$work" --out "$out" --mode "$( ((quick)) && echo quick || echo full)"
 echo "summit_study: report in $out/report.md" >&2
