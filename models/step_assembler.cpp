@@ -201,8 +201,12 @@ void StepAssembler::forward(int i) {
       simple(OpClass::kElementwise, k - 1.0, k * in_el);
       break;
     }
-    case LayerKind::kConcat:  // torch.cat: a device-to-device copy of every input
-      simple(OpClass::kMemcpy, 0.0, out_el);
+    case LayerKind::kConcat:
+      // torch.cat / tf.concat: a kernel on the compute stream that reads every input once and
+      // writes the output, bound by device memory bandwidth (an elementwise op without FLOPs).
+      // Not a memcpy: that class is a host-device copy, priced at the host link on the copy
+      // stream, which made Inception's concatenations cost 118 ms of a 256 ms Summit step.
+      simple(OpClass::kElementwise, 0.0, out_el);
       break;
     case LayerKind::kMaxPool:
     case LayerKind::kAvgPool:

@@ -185,6 +185,23 @@ TEST_SUITE("unit") {
           s.totals().forward_flops + s.totals().backward_flops + s.totals().optimizer_flops);
   }
 
+  TEST_CASE("a concatenation is a device-memory copy on the compute stream, not a host copy") {
+    // Regression: torch.cat was emitted as a memcpy, which the cost model prices at the GPU's
+    // host link and the engine puts on the copy stream.
+    const TrainingStep s = build_training_step(zoo_model("inception_v3"), {});
+    int concats = 0;
+    for (const Op& op : s.ops()) {
+      CHECK(op.op_class != OpClass::kMemcpy);
+      if (op.name.find("cat") != std::string::npos && op.pass == Pass::kForward &&
+          op.flops == 0.0) {
+        ++concats;
+        CHECK(op.op_class == OpClass::kElementwise);
+        CHECK(op.bytes_read == op.bytes_written);  // every input read once, the output written
+      }
+    }
+    CHECK(concats > 0);
+  }
+
   TEST_CASE("optimizer as one fused op or one op per tensor") {
     const Model m = zoo_model("resnet50");
     StepOptions o;
