@@ -58,7 +58,7 @@ struct AllReduceConfig {
   Algorithm algorithm = Algorithm::kAuto;
   double fusion_bytes = 64.0 * 1024 * 1024;  // bucket size limit; 0 = one bucket per tensor
   double cycle_time_s = 0.0;  // Horovod cycle; 0 = static buckets launched when ready (DDP)
-  int chunks = 1;             // pipelining chunks of the tree algorithm
+  int chunks = 0;  // pipelining chunks per tree; 0 = NCCL's 512 KiB pieces (job_collectives)
   // Inter-node stage of the hierarchical algorithm: ring or tree.
   Algorithm inter_node = Algorithm::kRing;
   // Bucketing rule; with kDdp `fusion_bytes` is the bucket cap and `first_bucket_bytes` the
