@@ -119,7 +119,17 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
       sent += b;
     };
     const auto get = [&](Channel ch) { return boxes[members[pos]][ch]->get_async<void>(&got); };
-    if (fidelity == Fidelity::kWave) {
+    if (fidelity == Fidelity::kWave && n > kMaxTreeEdgeMembers) {
+      // Past kMaxTreeEdgeMembers, one flow to the next member carrying what a tree edge's
+      // bottleneck carries (each rank sends and receives the buffer once per phase): the same
+      // time on a non-blocking fabric, and flows that end together, where the tree edges'
+      // staggered ends made SimGrid re-solve the whole network thousands of times per bucket.
+      transfer(boxes[members[(pos + 1) % n]][kUp[phase]], boxes[members[pos]][kUp[phase]], bytes,
+               true);
+      sent += bytes * (n - 1) / n;  // the trees' bytes: n - 1 edges of half the buffer, twice
+      const double bw = edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0;
+      sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / bw));
+    } else if (fidelity == Fidelity::kWave) {
       // Every edge's flow at once (the pipeline's steady state: each participant sends and
       // receives about `bytes`), then the pipeline's fill, h - 1 chunk steps, and the route
       // latency of the h - 1 hops the one flow did not cross.

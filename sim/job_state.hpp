@@ -28,6 +28,9 @@ enum Channel {
 };
 // Flow fidelity sends each tree piece as its own communication: at most this many per tree.
 inline constexpr double kMaxFlowTreeChunks = 64;
+// Wave fidelity posts one flow per tree edge up to this many tree members, beyond it one flow
+// per member to the next carrying the same bytes (job_collectives.cpp, tree_all_reduce).
+inline constexpr int kMaxTreeEdgeMembers = 16;
 
 // Opened epoch by epoch once `need` representative ranks arrived; others wait for the epoch.
 class Gate {

@@ -11,6 +11,7 @@
 #include "sim/double_binary_tree.hpp"
 #include "sim/engine_setup.hpp"
 #include "sim/job.hpp"
+#include "sim/job_state.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
@@ -85,13 +86,15 @@ TEST_SUITE("unit") {
     // chunk steps per phase (c chunks of NCCL's 512 KiB per tree).
     auto engine = create_engine({NetworkMode::kIdeal});
     TestPlatformSpec ps;
-    ps.nodes = 48;
+    ps.nodes = 80;
     TestPlatform platform(ps);
     const double bytes = 64.0 * 1024 * 1024;
     Job flow(platform, job("flow", range(0, 8), bytes, Algorithm::kTree, Fidelity::kFlow));
     Job wave(platform, job("wave", range(8, 8), bytes, Algorithm::kTree, Fidelity::kWave));
     Job ring(platform, job("ring", range(16, 16), bytes, Algorithm::kRing, Fidelity::kWave));
     Job tree16(platform, job("tree16", range(32, 16), bytes, Algorithm::kTree, Fidelity::kWave));
+    // Past kMaxTreeEdgeMembers the wave posts one flow per member to the next, same bytes.
+    Job wide(platform, job("wide", range(48, 32), bytes, Algorithm::kTree, Fidelity::kWave));
     engine->run();
     const double alpha = 2 * ps.gpu_link_lat_s + 2 * ps.nic_lat_s;
     const int h = nccl_tree_depth(8), c = 64;  // 32 MiB per tree / 512 KiB
@@ -103,6 +106,17 @@ TEST_SUITE("unit") {
       // Each rank sends the buffer once up (both trees) and once down, roots excepted.
       CHECK(r.bytes_per_iteration.at("inter_node") ==
             doctest::Approx(2.0 * 8 * bytes - 2 * bytes).epsilon(1e-9).scale(0.0));
+    }
+    {
+      const int hw = nccl_tree_depth(32);
+      const double expected_wide =
+          2 * bytes / ps.nic_bw * (1.0 + double(hw - 1) / c) + 2 * hw * alpha;
+      const JobResult r = wide.result();
+      INFO("32 ranks: expected " << expected_wide << " s, actual " << r.iteration_time_s << " s");
+      CHECK(32 > kMaxTreeEdgeMembers);
+      CHECK(r.iteration_time_s == doctest::Approx(expected_wide).epsilon(0.02).scale(0.0));
+      CHECK(r.bytes_per_iteration.at("inter_node") ==
+            doctest::Approx(2.0 * 32 * bytes - 2 * bytes).epsilon(1e-9).scale(0.0));
     }
     // About ring bandwidth (2(n-1)/n S/B): the single pipelined tree it replaces took more than
     // twice the ring's time (an inner rank received 2S per phase).
