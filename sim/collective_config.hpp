@@ -49,16 +49,14 @@ std::optional<Bucketing> parse_bucketing(std::string_view text);
 struct AllReduceConfig {
   Library library = Library::kNccl;
   // NCCL's tuning model (calibration/collective_model.hpp) prices each bucket: algorithm,
-  // protocol and latency per NCCL, and measured all-reduces of the scenario's databases. Off by
-  // default (`allreduce.tuner: nccl` turns it on; forcing an NCCL-only algorithm or a protocol
-  // does too): the engine's tree pattern does not yet carry NCCL's double-binary-tree
-  // bandwidth, so buckets NCCL sends down a tree are simulated several times too slowly
-  // (sim/README.md, "NCCL's tuning model").
-  bool nccl_tuner = false;
+  // protocol and latency per NCCL, and measured all-reduces of the scenario's databases. On by
+  // default (`allreduce.tuner: none` turns it off): the tree pattern is NCCL's double binary
+  // tree (sim/double_binary_tree.hpp), so NCCL's choices run at NCCL's bandwidths.
+  bool nccl_tuner = true;
   Algorithm algorithm = Algorithm::kAuto;
   double fusion_bytes = 64.0 * 1024 * 1024;  // bucket size limit; 0 = one bucket per tensor
   double cycle_time_s = 0.0;  // Horovod cycle; 0 = static buckets launched when ready (DDP)
-  int chunks = 1;             // pipelining chunks of the tree algorithm
+  int chunks = 0;  // pipelining chunks per tree; 0 = NCCL's 512 KiB pieces (job_collectives)
   // Inter-node stage of the hierarchical algorithm: ring or tree.
   Algorithm inter_node = Algorithm::kRing;
   // Bucketing rule; with kDdp `fusion_bytes` is the bucket cap and `first_bucket_bytes` the

@@ -103,11 +103,12 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   // Only the channels the algorithm uses: a mailbox is a sizeable kernel object.
   std::vector<Channel> channels;
   if (algorithm == Algorithm::kRing) channels = {kFlat};
-  if (algorithm == Algorithm::kTree) channels = {kTreeUp, kTreeDown};
+  if (algorithm == Algorithm::kTree) channels = {kTreeUp, kTreeDown, kTreeUpB, kTreeDownB};
   if (algorithm == Algorithm::kHierarchical) {
     channels = {kIntra, kInter};
-    if (spec.allreduce.inter_node == Algorithm::kTree) channels = {kIntra, kTreeUp, kTreeDown};
-    if (per_bucket) channels = {kIntra, kInter, kTreeUp, kTreeDown};
+    if (spec.allreduce.inter_node == Algorithm::kTree)
+      channels = {kIntra, kTreeUp, kTreeDown, kTreeUpB, kTreeDownB};
+    if (per_bucket) channels = {kIntra, kInter, kTreeUp, kTreeDown, kTreeUpB, kTreeDownB};
   }
   mailbox.assign(ranks, {});
   for (int r = 0; r < ranks && ranks > 1; ++r)
@@ -151,8 +152,9 @@ void Job::State::setup_rails() {
   }
   const int n_groups = static_cast<int>(groups.size());
   std::vector<Channel> channels = {kInter};
-  if (spec.allreduce.inter_node == Algorithm::kTree) channels = {kTreeUp, kTreeDown};
-  if (per_bucket) channels = {kInter, kTreeUp, kTreeDown};
+  if (spec.allreduce.inter_node == Algorithm::kTree)
+    channels = {kTreeUp, kTreeDown, kTreeUpB, kTreeDownB};
+  if (per_bucket) channels = {kInter, kTreeUp, kTreeDown, kTreeUpB, kTreeDownB};
   rail_mailbox.assign(static_cast<std::size_t>(nodes) * n_groups, {});
   for (int n = 0; n < nodes; ++n)
     for (int j = 0; j < n_groups; ++j) {

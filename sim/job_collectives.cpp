@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/double_binary_tree.hpp"
 #include "sim/job_state.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -42,12 +43,6 @@ EdgeStats edge_stats(const std::vector<std::pair<sg4::Host*, sg4::Host*>>& edges
   return s;
 }
 
-int tree_height(int n) {
-  int h = 0;
-  while ((1 << (h + 1)) - 1 < n) ++h;
-  return h;  // edges from the root to the deepest leaf of a complete binary tree
-}
-
 }  // namespace
 
 void Job::State::measure_edges() {
@@ -60,13 +55,17 @@ void Job::State::measure_edges() {
   for (int n = 0; n < nodes && nodes > 1; ++n)
     for (int g = 0; g < gpus; ++g) {
       e_inter.push_back({gpu_host[n * gpus + g], gpu_host[((n + 1) % nodes) * gpus + g]});
-      if (n > 0) e_tinter.push_back({gpu_host[n * gpus + g], gpu_host[((n - 1) / 2) * gpus + g]});
+      for (const TreeLinks& l : nccl_double_tree(nodes, n))
+        if (l.parent >= 0)
+          e_tinter.push_back({gpu_host[n * gpus + g], gpu_host[l.parent * gpus + g]});
     }
   if (algorithm == Algorithm::kRing)
     for (int r = 0; r < ranks && ranks > 1; ++r)
       e_flat.push_back({gpu_host[r], gpu_host[(r + 1) % ranks]});
   if (algorithm == Algorithm::kTree)
-    for (int r = 1; r < ranks; ++r) e_tflat.push_back({gpu_host[r], gpu_host[(r - 1) / 2]});
+    for (int r = 0; r < ranks; ++r)
+      for (const TreeLinks& l : nccl_double_tree(ranks, r))
+        if (l.parent >= 0) e_tflat.push_back({gpu_host[r], gpu_host[l.parent]});
   intra = edge_stats(e_intra);
   inter = edge_stats(e_inter);
   flat = edge_stats(e_flat);
@@ -101,55 +100,114 @@ void Job::State::intra_phase(int rank, int steps, double step_bytes, int& intra_
 void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes,
                                  const std::vector<int>& members, int pos, double bytes,
                                  const EdgeStats& edges, LinkClass cls) {
-  const int me = members[pos];
   const int n = static_cast<int>(members.size());
   if (n <= 1) return;
-  const int chunks = fidelity == Fidelity::kFlow ? std::max(1, spec.allreduce.chunks) : 1;
-  const double piece = bytes / chunks;
-  std::vector<int> children;
-  for (int c : {2 * pos + 1, 2 * pos + 2})
-    if (c < n) children.push_back(members[c]);
-  sg4::Mailbox* up = pos > 0 ? boxes[members[(pos - 1) / 2]][kTreeUp] : nullptr;
-  // Reduce towards the root, then broadcast down. `flow`: each pipelined in `chunks` pieces, a
-  // rank forwarding a piece once it has it. `wave`: every edge's flow at once (the pipeline's
-  // steady state), then the analytic fill and latency of the pipeline.
-  for (int phase = 0; phase < 2; ++phase) {
+  // NCCL's double binary tree: each tree reduces and broadcasts half of the buffer, pipelined
+  // in chunks of NCCL's size (or the scenario's `chunks`).
+  const std::array<TreeLinks, 2> trees = nccl_double_tree(n, pos);
+  const double half = bytes / 2.0;
+  const int chunks = tree_chunks(half);
+  const int h = nccl_tree_depth(n);
+  static constexpr Channel kUp[2] = {kTreeUp, kTreeUpB}, kDown[2] = {kTreeDown, kTreeDownB};
+  void* got = nullptr;
+  for (int phase = 0; phase < 2; ++phase) {  // reduce towards the roots, then broadcast down
     std::vector<sg4::CommPtr> comms;
-    void* got = nullptr;
-    const auto put = [&](sg4::Mailbox* mb, double b) {
-      comms.push_back(mb->put_async(&payload_token, static_cast<std::uint64_t>(b)));
+    double sent = 0.0;
+    const auto put = [&](int to, Channel ch, double b) {
+      comms.push_back(
+          boxes[members[to]][ch]->put_async(&payload_token, static_cast<std::uint64_t>(b)));
+      sent += b;
     };
-    if (fidelity == Fidelity::kWave) {
-      if (phase == 0) {
-        if (up) put(up, bytes);
-        for (std::size_t k = 0; k < children.size(); ++k)
-          comms.push_back(boxes[me][kTreeUp]->get_async<void>(&got));
-      } else {
-        if (pos > 0) comms.push_back(boxes[me][kTreeDown]->get_async<void>(&got));
-        for (int child : children) put(boxes[child][kTreeDown], bytes);
-      }
-      sg4::Comm::wait_all(comms);
-      // Pipelined tree: (h + C - 1) steps of (alpha + S/(C B)); the flow took alpha + S/B.
-      const int h = tree_height(n);
-      const int c = std::max(1, spec.allreduce.chunks);
+    const auto get = [&](Channel ch) { return boxes[members[pos]][ch]->get_async<void>(&got); };
+    if (fidelity == Fidelity::kWave && n > kMaxTreeEdgeMembers) {
+      // Past kMaxTreeEdgeMembers, one flow to the next member carrying what a tree edge's
+      // bottleneck carries (each rank sends and receives the buffer once per phase): the same
+      // time on a non-blocking fabric, and flows that end together, where the tree edges'
+      // staggered ends made SimGrid re-solve the whole network thousands of times per bucket.
+      transfer(boxes[members[(pos + 1) % n]][kUp[phase]], boxes[members[pos]][kUp[phase]], bytes,
+               true);
+      sent += bytes * (n - 1) / n;  // the trees' bytes: n - 1 edges of half the buffer, twice
       const double bw = edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0;
-      sg4::this_actor::sleep_for(
-          std::max(0.0, (h + c - 2) * edges.alpha_max_s + (h - 1) * bytes / c / bw));
-    } else {
-      for (int c = 0; c < chunks; ++c) {
+      sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / bw));
+    } else if (fidelity == Fidelity::kWave) {
+      // Every edge's flow at once (the pipeline's steady state: each participant sends and
+      // receives about `bytes`), then the pipeline's fill, h - 1 chunk steps, and the route
+      // latency of the h - 1 hops the one flow did not cross.
+      for (int t = 0; t < 2; ++t) {
+        const TreeLinks& l = trees[t];
         if (phase == 0) {
-          for (std::size_t k = 0; k < children.size(); ++k)
-            boxes[me][kTreeUp]->get_async<void>(&got)->wait();
-          if (up) put(up, piece);
+          if (l.parent >= 0) put(l.parent, kUp[t], half);
+          for (int c : l.children)
+            if (c >= 0) comms.push_back(get(kUp[t]));
         } else {
-          if (pos > 0) boxes[me][kTreeDown]->get_async<void>(&got)->wait();
-          for (int child : children) put(boxes[child][kTreeDown], piece);
+          if (l.parent >= 0) comms.push_back(get(kDown[t]));
+          for (int c : l.children)
+            if (c >= 0) put(c, kDown[t], half);
         }
       }
       sg4::Comm::wait_all(comms);
+      const double bw = edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0;
+      sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / bw));
+    } else {
+      // Chunk by chunk, each tree on its own (NCCL runs them on separate channels): a rank
+      // forwards piece k of a tree once its children's (reduce) or its parent's (broadcast)
+      // piece k of that tree is in and its piece k - 1 has arrived (a link carries the pieces
+      // one after the other, NCCL's steps). Every receive is posted up front (NCCL's receivers
+      // have their buffer slots ready).
+      const double piece = half / chunks;
+      std::vector<sg4::CommPtr> live;
+      std::vector<std::pair<int, bool>> what;  // per live comm: tree, is a receive
+      std::array<int, 2> per_chunk{0, 0}, gets_done{0, 0}, puts_live{0, 0}, next{0, 0};
+      for (int t = 0; t < 2; ++t) {
+        const TreeLinks& l = trees[t];
+        per_chunk[t] = phase == 0 ? (l.children[0] >= 0) + (l.children[1] >= 0) : l.parent >= 0;
+        for (int k = 0; k < chunks * per_chunk[t]; ++k) {
+          live.push_back(get(phase == 0 ? kUp[t] : kDown[t]));
+          what.push_back({t, true});
+        }
+      }
+      for (;;) {
+        for (int t = 0; t < 2; ++t)
+          while (next[t] < chunks && gets_done[t] >= (next[t] + 1) * per_chunk[t] &&
+                 puts_live[t] == 0) {
+            const TreeLinks& l = trees[t];
+            std::vector<int> to;
+            if (phase == 0 && l.parent >= 0) to.push_back(l.parent);
+            if (phase == 1)
+              for (int c : l.children)
+                if (c >= 0) to.push_back(c);
+            for (int dst : to) {
+              put(dst, phase == 0 ? kUp[t] : kDown[t], piece);
+              live.push_back(comms.back());
+              what.push_back({t, false});
+              ++puts_live[t];
+            }
+            ++next[t];
+          }
+        if (live.empty()) break;
+        const auto i = static_cast<std::size_t>(sg4::Comm::wait_any(live));
+        const auto [t, is_get] = what[i];
+        (is_get ? gets_done : puts_live)[t] += is_get ? 1 : -1;
+        live[i] = live.back();
+        live.pop_back();
+        what[i] = what.back();
+        what.pop_back();
+      }
     }
-    recorder.add_bytes(cls, (phase == 0 ? (up ? 1.0 : 0.0) : 1.0 * children.size()) * bytes);
+    recorder.add_bytes(cls, sent);
   }
+}
+
+int Job::State::tree_chunks(double tree_bytes) const {
+  if (spec.allreduce.chunks > 0) return spec.allreduce.chunks;
+  // NCCL's tree pieces (Simple): one step of its 4 MiB buffer, NCCL_STEPS = 8 steps, so 512 KiB
+  // (NCCL v2.21.5-1: src/enqueue.cc computeCollChunkInfo, chunkSteps 1 for the tree;
+  // src/init.cc DEFAULT_BUFFSIZE; src/include/device.h NCCL_STEPS). Flow fidelity sends each
+  // piece as its own communication, so it is capped there.
+  constexpr double kNcclTreeChunkBytes = 512.0 * 1024;
+  const double c = std::ceil(tree_bytes / kNcclTreeChunkBytes);
+  const double cap = fidelity == Fidelity::kFlow ? kMaxFlowTreeChunks : 1e9;
+  return static_cast<int>(std::clamp(c, 1.0, cap));
 }
 
 BucketPlan Job::State::plan_bucket(double bytes) const {
@@ -200,14 +258,14 @@ double Job::State::pattern_alpha_s(InterStage stage) const {
     case Algorithm::kRing:
       return 2.0 * (ranks - 1) * flat.alpha_max_s;
     case Algorithm::kTree:
-      return 2.0 * tree_height(ranks) * tree_flat.alpha_max_s;
+      return 2.0 * nccl_tree_depth(ranks) * tree_flat.alpha_max_s;
     default:
       break;
   }
   double a = gpus > 1 ? 2.0 * (gpus - 1) * intra.alpha_max_s : 0.0;
   if (nodes > 1) {
     if (stage == InterStage::kRing) a += 2.0 * (nodes - 1) * inter.alpha_max_s;
-    if (stage == InterStage::kTree) a += 2.0 * tree_height(nodes) * tree_inter.alpha_max_s;
+    if (stage == InterStage::kTree) a += 2.0 * nccl_tree_depth(nodes) * tree_inter.alpha_max_s;
     if (stage == InterStage::kSharp) a += inter.alpha_max_s;
   }
   return a;

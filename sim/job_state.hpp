@@ -15,7 +15,22 @@ namespace scalecast::sim {
 
 // Mailbox channels: a rank receives each kind of phase on its own mailbox, so a fast neighbour's
 // next-phase message never matches a receive of the current phase.
-enum Channel { kIntra = 0, kInter = 1, kFlat = 2, kTreeUp = 3, kTreeDown = 4, kChannelCount = 5 };
+// kTreeUp/kTreeDown carry the double binary tree's first tree, kTreeUpB/kTreeDownB its second.
+enum Channel {
+  kIntra = 0,
+  kInter = 1,
+  kFlat = 2,
+  kTreeUp = 3,
+  kTreeDown = 4,
+  kTreeUpB = 5,
+  kTreeDownB = 6,
+  kChannelCount = 7
+};
+// Flow fidelity sends each tree piece as its own communication: at most this many per tree.
+inline constexpr double kMaxFlowTreeChunks = 64;
+// Wave fidelity posts one flow per tree edge up to this many tree members, beyond it one flow
+// per member to the next carrying the same bytes (job_collectives.cpp, tree_all_reduce).
+inline constexpr int kMaxTreeEdgeMembers = 16;
 
 // Opened epoch by epoch once `need` representative ranks arrived; others wait for the epoch.
 class Gate {
@@ -157,6 +172,8 @@ struct Job::State {
   void inter_stage(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes, int n,
                    int stride, int offset, int pos, double bytes, InterStage stage);
   void measure_edges();
+  // Pipeline pieces of one tree of `tree_bytes` (spec.allreduce.chunks, or NCCL's chunk size).
+  int tree_chunks(double tree_bytes) const;
   void setup_rails();
 
  private:

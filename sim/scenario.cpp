@@ -213,7 +213,7 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
     c.packs = positive_int(*v);
   }
   if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
-  if (auto v = a.optional("chunks")) c.chunks = positive_int(*v);
+  if (auto v = a.optional("chunks")) c.chunks = v->as_string() == "auto" ? 0 : positive_int(*v);
   // An NCCL-only algorithm or an NCCL protocol asks for NCCL's tuning model.
   if (needs_collective_model(c.algorithm) || c.protocol.has_value()) {
     if (auto v = a.optional("tuner"); v && !c.nccl_tuner)

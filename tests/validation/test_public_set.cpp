@@ -19,18 +19,22 @@ using namespace scalecast::validation;
 
 namespace {
 
-// The "now" target: overall MAPE <= 10%, no point beyond +-25% (14:35 UTC 2 Dec run,
-// with the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16; 3 Dec,
-// 14:05 UTC: MAPE 7.17% over 41 points, max 20.09%, 15 skipped as listed below). The goal
-// is 5%; lower these as the model improves, never raise them to pass (validation/README.md).
-constexpr double kTargetMapePct = 10.0;
-constexpr double kMaxAbsPct = 25.0;
-// validation/mlperf-scale.yaml (MLPerf Training v1.1-v4.0 at 64 to 4,320 GPUs), as measured on
-// 3 Dec 2026 when the file was added: MAPE 14.93 % over 16 points, max |e| 66.5 % (BERT at
-// 4,096-4,320 GPUs, predicted far too slow; validation/README.md "MLPerf at scale"). Regression
-// guards at today's figures, to be lowered as the model improves, never raised to pass.
-constexpr double kScaleMapePct = 15.0;
-constexpr double kScaleMaxAbsPct = 67.0;
+// The "now" target was MAPE <= 10%, no point beyond +-25% (14:35 UTC 2 Dec run, with
+// the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16; 3 Dec, 14:05
+// UTC: MAPE 7.17% over 41 points, max 20.09%, 15 skipped as listed below). 3 Dec, with NCCL's
+// tuning model on by default and the double binary tree: MAPE 7.26% over 41 points, max 20.07%
+// (D2-2.g16). Guards at that state; the goal is 5%, no point beyond 15%: lower these as the
+// model improves, never raise them to pass (validation/README.md).
+constexpr double kTargetMapePct = 7.5;
+constexpr double kMaxAbsPct = 20.5;
+// validation/mlperf-scale.yaml (MLPerf Training v1.1-v4.0 at 64 to 4,320 GPUs): when the file
+// was added (3 Dec 2026) MAPE 14.93% over 16 points, max |e| 66.5% (BERT at 4,096-4,320 GPUs,
+// predicted far too slow); with NCCL's tuning model on by default and the double binary tree,
+// MAPE 5.70%, max 19.47% (MT11-R.n540, ResNet-50 at 4,320 A100 now predicted too fast;
+// validation/README.md "MLPerf at scale"). Regression guards at that state, to be lowered as
+// the model improves, never raised to pass.
+constexpr double kScaleMapePct = 6.0;
+constexpr double kScaleMaxAbsPct = 20.0;
 
 // The predict points the engine cannot express today, with their exact reasons (FORMAT.md 5.4:
 // listed, never dropped). A point leaving this list (now simulated) or joining it fails the test:
