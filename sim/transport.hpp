@@ -1,0 +1,43 @@
+#pragma once
+// The transport under a job's inter-process traffic: the platform's native one (RDMA: NCCL's IB
+// verbs, RoCE; the link model alone), or TCP/IP over the same NIC (Ethernet, or InfiniBand as
+// IPoIB). TCP costs host CPU for every byte: at the receiving end one core copies each byte out
+// of the socket buffers and runs the protocol, so one stream (one connection, served by one
+// core) moves at most 1 / (CPU time per byte), whatever the link could carry. Flows of a TCP
+// stream carry that rate cap into SimGrid (Comm::set_rate), so a stream is the slower of its
+// share of the route and its core. Constants and sources: transport.cpp and sim/README.md
+// ("Transports").
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace scalecast::sim {
+
+enum class Transport { kNative, kTcp };
+
+std::string_view to_string(Transport t);
+std::optional<Transport> parse_transport(std::string_view text);
+
+struct TcpParams {
+  // CPU time per payload byte of one stream at its receiving core (copy to user space and
+  // protocol processing); 0 = free.
+  double host_s_per_byte = 0.0;
+  // The most one stream moves: 1 / host_s_per_byte (infinity when free).
+  double stream_rate_Bps() const;
+};
+
+// TCP over a NIC technology (platforms/README.md, `nics.technology`): Ethernet ("25gbe",
+// "ethernet", ...) and InfiniBand as IPoIB ("edr", "hdr200", ...) have the same receive-path
+// cost per byte (the kernel's copy and protocol work; IPoIB has no TCP segmentation offload in
+// datagram mode, so this is its best case). Throws std::invalid_argument for a technology that
+// carries no TCP (e.g. "slingshot11" or "nvlink").
+TcpParams tcp_params_for(const std::string& nic_technology);
+
+// Bytes per second one receiving core sustains on one TCP stream, measured: 42 Gbit/s, the
+// single-flow receive limit of the Linux stack with TSO/GRO, jumbo frames and aRFS on a 100 Gbit/s
+// NIC, the receiving core at 100 % (Cai et al., "Understanding Host Network Stack Overheads",
+// ACM SIGCOMM 2021, single-flow experiments) [Cai-SIGCOMM21].
+inline constexpr double kTcpSingleStreamBps = 42e9 / 8.0;
+
+}  // namespace scalecast::sim
