@@ -34,35 +34,14 @@ constexpr double kScaleMaxAbsPct = 67.0;
 
 // The predict points the engine cannot express today, with their exact reasons (FORMAT.md 5.4:
 // listed, never dropped). A point leaving this list (now simulated) or joining it fails the test:
-// update the list in the same change that explains why.
-const std::string kTcp =
-    "comm tcp is not modelled: the platform network stands for its native (RDMA) transport, with "
-    "no TCP stack cost";
-const std::string kMpiCpu =
-    "comm mpi_cpu is not modelled: the replay engine records allreduce.library but simulates GPU "
-    "collectives only (no host staging or CPU reduction)";
-const std::map<std::string, std::string> kExpectedSkips = {
-    {"PA-6.ps.inception_v3", kTcp},
-    {"PA-6.ps.resnet101", kTcp},
-    {"PA-6.ps.vgg16", kTcp},
-    {"PA-6.ps-cpu.inception_v3", kTcp},
-    {"PA-6.ps-cpu.resnet101", kTcp},
-    {"PA-6.ps-cpu.vgg16", kTcp},
-    {"PA-6.hvd-mpi-tcp.inception_v3", kMpiCpu},
-    {"PA-6.hvd-mpi-tcp.resnet101", kMpiCpu},
-    {"PA-6.hvd-mpi-tcp.vgg16", kMpiCpu},
-    {"PA-6.hvd-mpi-rdma.inception_v3", kMpiCpu},
-    {"PA-6.hvd-mpi-rdma.resnet101", kMpiCpu},
-    {"PA-6.hvd-mpi-rdma.vgg16", kMpiCpu},
-    {"PA-6.hvd-nccl-tcp.inception_v3", kTcp},
-    {"PA-6.hvd-nccl-tcp.resnet101", kTcp},
-    {"PA-6.hvd-nccl-tcp.vgg16", kTcp},
-};
-// Anchors that cannot be fitted (no predict point uses them), with their reasons.
-const std::map<std::string, std::string> kExpectedUnfitted = {
-    {"CL-4.fp32",
-     "scenario.yaml:10:11: error: strategy: expected data_parallel, got \"parameter_server\""},
-};
+// update the list in the same change that explains why. Empty since parameter servers, MPI on
+// the CPU and TCP are simulated (sim/README.md): the 15 PA-6 points that were listed here
+// (6 parameter_server/parameter_server_cpu over tcp, 6 Horovod mpi_cpu over tcp or rdma, 3
+// Horovod nccl over tcp) all run now.
+const std::map<std::string, std::string> kExpectedSkips = {};
+// Anchors that cannot be fitted (no predict point uses them), with their reasons. Empty since
+// CL-4.fp32 (parameter_server) is simulated.
+const std::map<std::string, std::string> kExpectedUnfitted = {};
 
 std::string exe() { return std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast"; }
 
