@@ -1,7 +1,8 @@
 // MPI all-reduce on the CPU (allreduce.library: mpi_cpu), as Horovod's MPI path runs without
 // CUDA-aware MPI: each fused bucket is copied from the GPU to host memory, all-reduced by MPI
 // between the ranks' processes, and copied back. The MPI all-reduce is the ring for large
-// buffers (Open MPI's tuned decision: reduce-scatter then all-gather, 2(n-1) steps of S/n)
+// buffers (Open MPI's tuned decision [OpenMPI-tuned]: reduce-scatter then all-gather, 2(n-1)
+// steps of S/n; its 1 MB segmentation is not modelled)
 // between the ranks' CPU sockets: one proxy actor per rank on its socket's host stands for the
 // MPI process's host side. A step between two nodes is a message between their CPU hosts on the
 // platform's route (one TCP stream with transport tcp); between two sockets of a node, over

@@ -91,17 +91,20 @@ void set_host_exchange(const Scenario& s, const MachinePlatform& platform, JobSp
   std::vector<int> hosts;
   if (ps.placement == PsPlacement::kColocated) {
     hosts = spec.nodes;
+    // The loader holds every listed point to tasks <= nodes; only `run`'s 1-GPU and 1-node
+    // baselines have fewer nodes: they keep one task per node (scenarios/README.md).
+    spec.ps.tasks = std::min(ps.tasks, static_cast<int>(hosts.size()));
   } else {
     for (int n = 0; n < platform.node_count(); ++n)
       if (std::find(spec.nodes.begin(), spec.nodes.end(), n) == spec.nodes.end())
         hosts.push_back(n);
   }
-  if (static_cast<int>(hosts.size()) < ps.tasks)
+  if (static_cast<int>(hosts.size()) < spec.ps.tasks)
     throw std::invalid_argument("parameter_server.tasks: " + std::to_string(ps.tasks) +
-                                " tasks with placement " + std::string(to_string(ps.placement)) +
-                                " need as many nodes, the point has " +
+                                " tasks on CPU hosts of their own need as many nodes beside the "
+                                "job's; the machine has " +
                                 std::to_string(hosts.size()));
-  for (int k = 0; k < ps.tasks; ++k) {
+  for (int k = 0; k < spec.ps.tasks; ++k) {
     const platforms::NodeType& t = platform.node_type(hosts[k]);
     spec.ps_nodes.push_back(hosts[k]);
     spec.ps_memory_Bps.push_back(ps.variables == PsVariables::kGpu ? t.gpu.memory_bandwidth

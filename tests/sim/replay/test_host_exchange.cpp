@@ -10,11 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "calibration/cost_model.hpp"
 #include "common/config_error.hpp"
+#include "models/zoo.hpp"
 #include "sim/engine_setup.hpp"
 #include "sim/job.hpp"
 #include "sim/parameter_server.hpp"
 #include "sim/scenario.hpp"
+#include "sim/scenario_runner.hpp"
 #include "sim/transport.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
 #include "tests/sim/replay/test_platform.hpp"
@@ -88,6 +91,29 @@ std::string error_of(const std::string& text) {
     return e.what();
   }
   return "no error";
+}
+
+// Every op 1 ms: the runs below are about the exchange, not the kernels.
+class FlatCostModel : public scalecast::calibration::CostModel {
+ public:
+  scalecast::calibration::OpCost op_time(const scalecast::models::Op&,
+                                         const scalecast::platforms::GpuSpec&) const override {
+    return {1e-3, scalecast::calibration::CostTier::kFitted};
+  }
+};
+
+Scenario ps_scenario() {
+  return load_scenario_text(std::string(kPsBase) +
+                                "iterations: 1\nwarmup: 0\nstrategy: parameter_server\n"
+                                "parameter_server: {tasks: 2}\nallreduce: {transport: tcp}\n",
+                            "in.yaml");
+}
+
+double gradient_bytes(const Scenario& s) {
+  const auto step = scenario_step(s, scalecast::models::load_model(s.model));
+  double bytes = 0.0;
+  for (const auto& g : step.gradients()) bytes += g.bytes;
+  return bytes;
 }
 
 }  // namespace
@@ -242,5 +268,33 @@ TEST_SUITE("unit") {
           "file)");
     CHECK(error_of(std::string(kPsBase) + "allreduce: {transport: udp}\n") ==
           "in.yaml:5:24: error: allreduce.transport: expected one of native, tcp, got \"udp\"");
+  }
+
+  // run_point builds its own engine: one per process, so one run per TEST_CASE.
+  TEST_CASE("scenario point: colocated tasks keep part of the traffic on the worker's node") {
+    const Scenario s = ps_scenario();
+    const JobResult r = run_point(s, PointRequest(2), FlatCostModel());
+    CHECK(r.gpus == 8);
+    CHECK(r.breakdown.exposed_comm_s > 0.0);
+    // Each worker's own node holds one of the two tasks: less than every byte crosses a NIC.
+    CHECK(r.bytes_per_iteration.at("inter_node") < 2.0 * 8 * gradient_bytes(s));
+    CHECK(r.bytes_per_iteration.at("inter_node") > 0.0);
+  }
+
+  TEST_CASE("scenario point: tasks on CPU hosts of their own get nodes beside the job's") {
+    Scenario s = ps_scenario();
+    s.parameter_server.placement = PsPlacement::kCpu;
+    const JobResult r = run_point(s, PointRequest(2), FlatCostModel());
+    CHECK(r.gpus == 8);
+    // Every push and pull crosses a NIC.
+    CHECK(r.bytes_per_iteration.at("inter_node") ==
+          doctest::Approx(2.0 * 8 * gradient_bytes(s)).epsilon(1e-9));
+  }
+
+  TEST_CASE("scenario point: run's 1-node baseline keeps one colocated task, not an error") {
+    const JobResult r = run_point(ps_scenario(), PointRequest(1), FlatCostModel());
+    CHECK(r.gpus == 4);
+    CHECK(r.iteration_time_s > 0.0);
+    CHECK(r.bytes_per_iteration.at("inter_node") == 0.0);  // one node: nothing crosses a NIC
   }
 }
