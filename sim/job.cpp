@@ -265,7 +265,7 @@ int Job::State::sync_gradients(int rank, int iteration, double t_fwd, int& intra
   while (next_decision(rank, iteration, t_fwd, k, d)) {
     const double t0 = sg4::Engine::get_clock();
     if (cpu_mpi())
-      cpu_all_reduce(rank, d.bytes);
+      cpu_all_reduce(rank, d.bytes, d.last > d.first);
     else
       all_reduce(rank, d.bytes, intra_epoch);
     if (traced[rank / gpus])

@@ -182,16 +182,19 @@ struct Job::State {
   static void send_capped(simgrid::s4u::Mailbox* to, double bytes, double rate);
   // MPI on the CPU: one proxy actor per rank on its CPU socket (the MPI process's host side)
   // runs the ring; the rank hands it each bucket and waits (gates per rank, epoch = bucket).
-  std::vector<double> cpu_reduce_Bps;           // per rank: its share of the socket's memory
+  // per rank: the lesser of its share of the socket's memory bandwidth and one core's
+  std::vector<double> cpu_reduce_Bps;
   std::vector<simgrid::s4u::Mailbox*> cpu_box;  // per rank: ring chunks from the previous rank
   std::vector<simgrid::s4u::SemaphorePtr> cpu_local;  // per rank: the same, from its own socket
   std::vector<std::vector<double>> cpu_buckets;       // per rank: bucket bytes by epoch; < 0: stop
+  std::vector<std::vector<char>> cpu_fused;           // per rank and epoch: several tensors
   std::vector<std::unique_ptr<Gate>> cpu_handed, cpu_reduced;  // per rank
   std::vector<int> cpu_epoch;                                  // per rank: buckets handed
   void setup_cpu_mpi();
   void spawn_cpu_actors();
   void cpu_proxy_main(int rank);
-  void cpu_all_reduce(int rank, double bytes);
+  // `fused`: the bucket holds several tensors, copied into and out of Horovod's fusion buffer.
+  void cpu_all_reduce(int rank, double bytes, bool fused);
 
   State(const SimulatedPlatform& platform, JobSpec s);
   void rank_main(int rank);

@@ -84,7 +84,10 @@ double sample_bytes(const Scenario& s, const models::Model& m, const models::Tra
 void set_host_exchange(const Scenario& s, const MachinePlatform& platform, JobSpec& spec) {
   const platforms::NodeType& first = platform.node_type(spec.nodes.front());
   if (s.allreduce.transport == Transport::kTcp) spec.tcp = tcp_params_for(first.nic.technology);
-  if (s.allreduce.library == Library::kMpiCpu) spec.cpu_memory_Bps = first.cpu.memory_bandwidth_Bps;
+  if (s.allreduce.library == Library::kMpiCpu) {
+    spec.cpu_memory_Bps = first.cpu.memory_bandwidth_Bps;
+    spec.cpu_core_Bps = kOneCoreStreamBps;
+  }
   const ParameterServerConfig& ps = s.parameter_server;
   if (s.strategy != "parameter_server" || ps.tasks <= 0) return;
   spec.ps = ps;

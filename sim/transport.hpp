@@ -40,4 +40,14 @@ TcpParams tcp_params_for(const std::string& nic_technology);
 // ACM SIGCOMM 2021, single-flow experiments) [Cai-SIGCOMM21].
 inline constexpr double kTcpSingleStreamBps = 42e9 / 8.0;
 
+// Bytes per second of memory traffic one core streams: 20 GB/s, STREAM Triad (two reads and a
+// write per element, the pattern of MPI's reduction) on one core of a Xeon E5-2697W v3
+// (Haswell-EP, DDR4) [Puget-HaswellSTREAM]. Open MPI reduces in the calling rank's process,
+// single-threaded, and Horovod's background thread copies its fusion buffer with one memcpy,
+// so host-side MPI work runs at one core's rate however many channels the socket has. The
+// figure is a Haswell-EP one, used for every CPU (the only mpi_cpu platform of the public set
+// is of that generation); it was measured with non-temporal stores, so it is an upper bound for
+// Open MPI's plain reduction loop.
+inline constexpr double kOneCoreStreamBps = 20e9;
+
 }  // namespace scalecast::sim

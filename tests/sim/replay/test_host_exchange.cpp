@@ -183,6 +183,37 @@ TEST_SUITE("unit") {
     CHECK(r.bytes_per_iteration.at("inter_node") == doctest::Approx(2 * 2 * S / 2));
   }
 
+  TEST_CASE("MPI on the CPU: one core's rate bounds the reduction, fused buckets add two memcpys") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(4));
+    constexpr double C = 4e9;  // one core, below the socket's M
+    // Two tensors of S/2 in one bucket: Horovod copies them into its fusion buffer and out.
+    Job fused(platform, [&] {
+      JobSpec j = mpi_job(Transport::kNative, 1.0);
+      j.name = "fused";
+      j.cpu_core_Bps = C;
+      j.program = synthetic_program(0, 0.0, 2, 0.0, S / 2, 0.0);
+      return j;
+    }());
+    // One tensor: no fusion-buffer copy, and a core faster than the socket changes nothing.
+    Job single(platform, [&] {
+      JobSpec j = mpi_job(Transport::kNative, 1.0);
+      j.name = "single";
+      j.nodes = {2, 3};
+      j.cpu_core_Bps = 2 * M;
+      return j;
+    }());
+    engine->run();
+    const double copies = 2 * S / H, ring = 2 * (S / 2) / B;
+    const double expected_fused = copies + 2 * 2 * S / C + ring + 3 * (S / 2) / C;
+    const double expected_single = copies + ring + 3 * (S / 2) / M;
+    INFO("fused: expected " << expected_fused << " s, actual " << fused.result().iteration_time_s
+                            << " s; single: expected " << expected_single << " s, actual "
+                            << single.result().iteration_time_s << " s");
+    CHECK(fused.result().iteration_time_s == doctest::Approx(expected_fused).epsilon(1e-6));
+    CHECK(single.result().iteration_time_s == doctest::Approx(expected_single).epsilon(1e-6));
+  }
+
   TEST_CASE("TCP: one stream moves at most 1 / (host CPU time per byte)") {
     auto engine = create_engine({NetworkMode::kIdeal});
     TestPlatform platform(platform_spec(4));
