@@ -34,10 +34,11 @@ struct TcpParams {
 // carries no TCP (e.g. "slingshot11" or "nvlink").
 TcpParams tcp_params_for(const std::string& nic_technology);
 
-// Bytes per second one receiving core sustains on one TCP stream, measured: 42 Gbit/s, the
-// single-flow receive limit of the Linux stack with TSO/GRO, jumbo frames and aRFS on a 100 Gbit/s
-// NIC, the receiving core at 100 % (Cai et al., "Understanding Host Network Stack Overheads",
-// ACM SIGCOMM 2021, single-flow experiments) [Cai-SIGCOMM21].
+// Bytes per second one receiving core sustains on one TCP stream: 42 Gbit/s, attributed to the
+// single-flow experiments of Cai et al., "Understanding Host Network Stack Overheads", ACM
+// SIGCOMM 2021 (Linux with TSO/GRO, jumbo frames and aRFS on a 100 Gbit/s NIC)
+// [Cai-SIGCOMM21] [unconfirmed]: the paper's abstract, the part read, only bounds it below
+// 100 Gbit/s (one core cannot keep up; the receiver's copy is the bottleneck).
 inline constexpr double kTcpSingleStreamBps = 42e9 / 8.0;
 
 // Bytes per second of memory traffic one core streams: 20 GB/s, STREAM Triad (two reads and a
