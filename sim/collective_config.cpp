@@ -63,7 +63,17 @@ std::string_view to_string(Fidelity f) {
   return "?";
 }
 
-std::string_view to_string(Library l) { return l == Library::kNccl ? "nccl" : "mpi"; }
+std::string_view to_string(Library l) {
+  switch (l) {
+    case Library::kNccl:
+      return "nccl";
+    case Library::kMpi:
+      return "mpi";
+    case Library::kMpiCpu:
+      return "mpi_cpu";
+  }
+  return "?";
+}
 
 std::optional<Algorithm> parse_algorithm(std::string_view text) {
   for (Algorithm a : {Algorithm::kRing, Algorithm::kTree, Algorithm::kHierarchical,
@@ -82,6 +92,7 @@ std::optional<Fidelity> parse_fidelity(std::string_view text) {
 std::optional<Library> parse_library(std::string_view text) {
   if (text == "nccl") return Library::kNccl;
   if (text == "mpi") return Library::kMpi;
+  if (text == "mpi_cpu") return Library::kMpiCpu;
   return std::nullopt;
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "calibration/collective_algorithms.hpp"
+#include "sim/transport.hpp"
 
 namespace scalecast::sim {
 
@@ -32,7 +33,11 @@ enum class Algorithm {
   kCollNetChain
 };
 enum class Fidelity { kFlow, kWave, kAuto };
-enum class Library { kNccl, kMpi };
+// nccl and mpi run on the GPUs (mpi: CUDA-aware MPI, simulated with the same patterns);
+// mpi_cpu is Horovod's MPI path without CUDA-aware MPI: each bucket is copied to host memory,
+// all-reduced by MPI between the ranks' CPU sockets with the reduction on the CPU, and copied
+// back (job_cpu_allreduce.cpp).
+enum class Library { kNccl, kMpi, kMpiCpu };
 // How gradients are grouped into buckets (sim/bucket_plan.hpp): Horovod-style fusion up to the
 // buffer, PyTorch DDP buckets (close at the cap, small first bucket), TensorFlow packs.
 enum class Bucketing { kFusion, kDdp, kPacks };
@@ -69,6 +74,10 @@ struct AllReduceConfig {
   bool after_backward = false;
   // NCCL protocol (LL, LL128, Simple); empty = NCCL's choice. Needs the collective model.
   std::optional<calibration::NcclProto> protocol;
+  // Transport of the job's gradient traffic between processes (all-reduce flows across nodes,
+  // MPI's host-to-host steps, parameter-server pushes and pulls): the platform's native one or
+  // TCP (sim/transport.hpp).
+  Transport transport = Transport::kNative;
 };
 
 // The NCCL algorithm an explicit choice stands for (ring, tree, nvls, ...; hierarchical runs

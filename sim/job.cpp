@@ -78,8 +78,10 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
                       (spec.straggler_fraction > 0.0 && spec.straggler_slowdown != 1.0);
   heterogeneous = !spec.node_program.empty();
   if (heterogeneous) check_heterogeneous(spec, nodes);
-  shortcut =
-      spec.symmetric && !varied && !heterogeneous && fidelity == Fidelity::kWave && nodes > 1;
+  // Parameter servers and MPI on the CPU are simulated rank by rank (no node-0 shortcut).
+  const bool host_exchange = spec.ps.tasks > 0 || spec.allreduce.library == Library::kMpiCpu;
+  shortcut = spec.symmetric && !varied && !heterogeneous && !host_exchange &&
+             fidelity == Fidelity::kWave && nodes > 1;
   schedule = compute_schedule(spec.program);
   for (const StepProgram& p : spec.programs) schedules.push_back(compute_schedule(p));
   apply_handover(spec.allreduce, schedule);
@@ -94,6 +96,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
       throw std::invalid_argument("job '" + spec.name + "' uses node " + std::to_string(pn) +
                                   " which does not exist or has too few GPUs");
     for (int g = 0; g < gpus; ++g) {
+      platform_node.push_back(pn);
       gpu_host.push_back(platform.gpu(pn, g));
       cpu_host.push_back(platform.cpu(pn, platform.socket_of_gpu(pn, g)));
     }
@@ -131,6 +134,8 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   copy_gate = std::make_unique<Gate>(gpus);
   if (fidelity == Fidelity::kWave || model) measure_edges();
   if (spec.input.staged()) setup_input(platform);
+  if (ps_mode()) setup_ps(platform);
+  if (cpu_mpi()) setup_cpu_mpi();
 }
 
 void Job::State::setup_rails() {
@@ -261,7 +266,10 @@ int Job::State::sync_gradients(int rank, int iteration, double t_fwd, int& intra
   Decision d;
   while (next_decision(rank, iteration, t_fwd, k, d)) {
     const double t0 = sg4::Engine::get_clock();
-    all_reduce(rank, d.bytes, intra_epoch);
+    if (cpu_mpi())
+      cpu_all_reduce(rank, d.bytes, d.last > d.first);
+    else
+      all_reduce(rank, d.bytes, intra_epoch);
     if (traced[rank / gpus])
       recorder.add({rank, Stream::kComm, iteration, t0, sg4::Engine::get_clock(),
                     "allreduce.bucket" + std::to_string(k), "", d.bytes});
@@ -315,16 +323,18 @@ void Job::State::rank_main(int rank) {
         if (!prog.ops[i].optimizer)
           recorder.add({rank, prog.ops[i].stream, it, t_fwd + f * sched.op_start_s[i],
                         t_fwd + f * sched.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
-    const int buckets = sync_gradients(rank, it, t_fwd, intra_epoch);
+    const int buckets =
+        ps_mode() ? ps_exchange(rank, it, t_fwd) : sync_gradients(rank, it, t_fwd, intra_epoch);
     sg4::this_actor::sleep_until(
         std::max(sg4::Engine::get_clock(), t_fwd + f * sched.backward_end_s));
     const double t_opt = sg4::Engine::get_clock();
-    if (traced[node])
+    // With parameter servers the update runs on the PS tasks, not on the worker.
+    if (traced[node] && !ps_mode())
       for (std::size_t i = 0; i < prog.ops.size(); ++i)
         if (prog.ops[i].optimizer)
           recorder.add({rank, prog.ops[i].stream, it, t_opt + f * sched.op_start_s[i],
                         t_opt + f * sched.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
-    sg4::this_actor::sleep_for(f * sched.optimizer_s);
+    if (!ps_mode()) sg4::this_actor::sleep_for(f * sched.optimizer_s);
     if (rank == 0) {
       recorder.mark_iteration(it, t_iter, sg4::Engine::get_clock(), buckets);
       if (spec.on_iteration) spec.on_iteration(it + 1, total);
@@ -348,6 +358,8 @@ Job::Job(const SimulatedPlatform& platform, JobSpec spec)
   for (int r = 0; r < rank_actors; ++r)
     sg4::Actor::create(s->spec.name + "/" + std::to_string(r), s->gpu_host[r],
                        [s, r] { s->rank_main(r); });
+  if (s->ps_mode()) s->spawn_ps_actors();
+  if (s->cpu_mpi()) s->spawn_cpu_actors();
   for (int a = 0; a < static_cast<int>(s->rail_host.size()); ++a)
     sg4::Actor::create(s->spec.name + "/rail" + std::to_string(a), s->rail_host[a],
                        [s, a] { s->rail_main(a); });

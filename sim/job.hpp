@@ -24,6 +24,7 @@
 #include "calibration/collective_model.hpp"
 #include "sim/collective_config.hpp"
 #include "sim/input_pipeline.hpp"
+#include "sim/parameter_server.hpp"
 #include "sim/recorder.hpp"
 #include "sim/step_program.hpp"
 
@@ -79,6 +80,19 @@ struct JobSpec {
   double straggler_fraction = 0.0;
   double straggler_slowdown = 1.0;
   std::uint64_t seed = 1;
+  // Gradient exchange through host memory (sim/README.md "Parameter servers" and "MPI on the
+  // CPU"). With ps.tasks > 0 parameter servers replace the all-reduce: task k keeps its
+  // variables on platform node ps_nodes[k] (its first CPU socket, or its first GPU) and
+  // updates them at ps_memory_Bps[k]. With allreduce.library mpi_cpu, MPI reduces on the CPU
+  // sockets at the lesser of cpu_memory_Bps (per socket, shared by the socket's ranks) and
+  // cpu_core_Bps (one core: each rank's reduction and copies are single-threaded). TCP (allreduce.
+  // transport) caps each stream at tcp.stream_rate_Bps(). The symmetry shortcut is off.
+  ParameterServerConfig ps;
+  std::vector<int> ps_nodes;
+  std::vector<double> ps_memory_Bps;
+  double cpu_memory_Bps = 0.0;
+  double cpu_core_Bps = 0.0;  // bytes/s of memory traffic one core streams; 0: no core limit
+  TcpParams tcp;
 };
 
 struct JobResult {

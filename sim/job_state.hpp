@@ -159,6 +159,58 @@ struct Job::State {
   void wait_stage_input(int rank, InputStage stage, int batch);
   void stage_done(int rank, InputStage stage, int batch);
 
+  // Host-memory gradient exchange: parameter servers (job_parameter_server.cpp) and MPI on the
+  // CPU (job_cpu_allreduce.cpp).
+  bool ps_mode() const { return spec.ps.tasks > 0; }
+  bool cpu_mpi() const { return !ps_mode() && spec.allreduce.library == Library::kMpiCpu; }
+  struct PsTask {
+    simgrid::s4u::Host* host = nullptr;
+    int node = 0;  // platform node
+    double bytes = 0.0;
+    std::vector<int> grads;  // gradient indices, ready order
+    double memory_Bps = 0.0;
+    simgrid::s4u::MutexPtr memory;  // one update at a time
+  };
+  std::vector<PsTask> ps;
+  std::vector<std::vector<double>> ps_fwd;  // per rank and iteration: forward start
+  std::vector<std::unique_ptr<Gate>> ps_started, ps_pulled;  // per rank
+  std::vector<std::unique_ptr<Gate>> ps_pushed, ps_updated;  // per task
+  // Per (rank, task) pair, index rank * tasks + task: pushes go to the task's side, pulls back.
+  // A pair on one host (a worker on the GPU that holds the task's variables) moves nothing over
+  // a route: its messages are handed over in memory (semaphores; SimGrid has no route from a
+  // host to itself).
+  std::vector<simgrid::s4u::Mailbox*> ps_push_box, ps_pull_box;
+  std::vector<simgrid::s4u::SemaphorePtr> ps_push_local, ps_pull_local;
+  void setup_ps(const SimulatedPlatform& platform);
+  void spawn_ps_actors();
+  void ps_worker_main(int rank, int task);  // the worker's end of the pair, on its GPU
+  void ps_server_main(int rank, int task);  // the task's end of the pair, on the task's host
+  void ps_update_main(int task);
+  // Hands the iteration to the rank's push/pull actors and waits for its pulls; returns the
+  // pushes made.
+  int ps_exchange(int rank, int iteration, double t_fwd);
+  std::vector<int> platform_node;  // per rank
+  double stream_cap(int node_a, int node_b, bool loopback_tcp) const;
+  // A flow between two hosts (no rate cap: SimGrid 3.32 ignores rates of host-to-host comms).
+  static void host_flow(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes);
+  // A message of `bytes` to `to`'s receiver, at most `rate` bytes/s (infinity: no cap).
+  static void send_capped(simgrid::s4u::Mailbox* to, double bytes, double rate);
+  // MPI on the CPU: one proxy actor per rank on its CPU socket (the MPI process's host side)
+  // runs the ring; the rank hands it each bucket and waits (gates per rank, epoch = bucket).
+  // per rank: the lesser of its share of the socket's memory bandwidth and one core's
+  std::vector<double> cpu_reduce_Bps;
+  std::vector<simgrid::s4u::Mailbox*> cpu_box;  // per rank: ring chunks from the previous rank
+  std::vector<simgrid::s4u::SemaphorePtr> cpu_local;  // per rank: the same, from its own socket
+  std::vector<std::vector<double>> cpu_buckets;       // per rank: bucket bytes by epoch; < 0: stop
+  std::vector<std::vector<char>> cpu_fused;           // per rank and epoch: several tensors
+  std::vector<std::unique_ptr<Gate>> cpu_handed, cpu_reduced;  // per rank
+  std::vector<int> cpu_epoch;                                  // per rank: buckets handed
+  void setup_cpu_mpi();
+  void spawn_cpu_actors();
+  void cpu_proxy_main(int rank);
+  // `fused`: the bucket holds several tensors, copied into and out of Horovod's fusion buffer.
+  void cpu_all_reduce(int rank, double bytes, bool fused);
+
   State(const SimulatedPlatform& platform, JobSpec s);
   void rank_main(int rank);
   double draw_stretch(int rank, int iteration) const;

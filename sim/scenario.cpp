@@ -19,6 +19,7 @@
 #include "sim/framework_preset.hpp"
 #include "sim/multi_job_scenario.hpp"
 #include "sim/time_to_train.hpp"
+#include "sim/scenario_strategy.hpp"
 
 namespace scalecast::sim {
 
@@ -170,14 +171,17 @@ std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key,
 
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   a.check_keys({"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time",
-                "chunks", "bucketing", "first_bucket", "packs", "after_backward", "tuner"});
+                "chunks", "bucketing", "first_bucket", "packs", "after_backward", "tuner",
+                "transport"});
   if (auto v = a.optional("tuner")) {
     const std::string t = v->as_string();
     if (t != "nccl" && t != "none") v->fail("expected nccl or none, got \"" + t + "\"");
     c.nccl_tuner = t == "nccl";
   }
   if (auto v = a.optional("library"))
-    c.library = enum_value<Library>(*v, parse_library, "nccl, mpi");
+    c.library = enum_value<Library>(*v, parse_library, "nccl, mpi, mpi_cpu");
+  if (auto v = a.optional("transport"))
+    c.transport = enum_value<Transport>(*v, parse_transport, "native, tcp");
   if (auto v = a.optional("algorithm"))
     c.algorithm = enum_value<Algorithm>(
         *v, parse_algorithm,
@@ -376,7 +380,7 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
        "seed",          "network",     "input",           "calibration", "framework_efficiency",
        "trace",         "variability", "cluster",         "framework",   "fixed_costs",
        "memory_check",
-       "time_to_train"});
+       "time_to_train", "parameter_server"});
   // clang-format on
   Scenario s;
   s.source_file = source;
@@ -425,11 +429,6 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
     else
       v->fail("expected packed or spread, got \"" + p + "\"");
   }
-  if (auto v = root.optional("strategy")) {
-    s.strategy = v->as_string();
-    if (s.strategy != "data_parallel")
-      v->fail("expected data_parallel, got \"" + s.strategy + "\"");
-  }
   if (auto v = root.optional("framework")) {
     s.framework = enum_value<calibration::Framework>(*v, calibration::parse_framework,
                                                      "pytorch, tensorflow, mxnet, none");
@@ -440,6 +439,7 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
     load_allreduce(*v, s.allreduce);
     check_collective_choice(*v, s, machine);
   }
+  load_strategy(root, s, machine);  // strategy, parameter_server, allreduce transport checks
   if (auto v = root.optional("fixed_costs")) load_fixed_costs(*v, s.fixed_costs);
   if (auto v = root.optional("fidelity"))
     s.fidelity = enum_value<Fidelity>(*v, parse_fidelity, "flow, wave, auto");

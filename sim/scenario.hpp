@@ -14,6 +14,7 @@
 #include "common/precision.hpp"
 #include "sim/collective_config.hpp"
 #include "sim/input_pipeline.hpp"
+#include "sim/parameter_server.hpp"
 #include "sim/simulated_platform.hpp"
 
 namespace scalecast::common {
@@ -60,7 +61,8 @@ struct Scenario {
   KeyLocation cluster_nodes_at, cluster_partition_at;
   int gpus_per_node = 0;  // 0: every GPU of the node
   Placement placement = Placement::kPacked;
-  std::string strategy = "data_parallel";
+  std::string strategy = "data_parallel";  // or parameter_server (sim/scenario_strategy.hpp)
+  ParameterServerConfig parameter_server;  // tasks > 0 with strategy parameter_server
   // framework: sets the bucketing of `allreduce` and `fixed_costs` (sim/framework_preset.hpp)
   // before the scenario's own allreduce.* and fixed_costs.* keys; kNone: engine defaults.
   calibration::Framework framework = calibration::Framework::kNone;

@@ -77,6 +77,44 @@ double sample_bytes(const Scenario& s, const models::Model& m, const models::Tra
   return static_cast<double>(m.input.c * m.input.h * m.input.w);
 }
 
+// Parameter servers, MPI on the CPU and TCP: where the tasks are, the memory bandwidths they
+// work at and the TCP stream limit of the NIC (sim/README.md "Parameter servers", "MPI on the
+// CPU", "Transports"). Missing platform facts are refused when the scenario is loaded
+// (sim/scenario_strategy.cpp); here they are errors too.
+void set_host_exchange(const Scenario& s, const MachinePlatform& platform, JobSpec& spec) {
+  const platforms::NodeType& first = platform.node_type(spec.nodes.front());
+  if (s.allreduce.transport == Transport::kTcp) spec.tcp = tcp_params_for(first.nic.technology);
+  if (s.allreduce.library == Library::kMpiCpu) {
+    spec.cpu_memory_Bps = first.cpu.memory_bandwidth_Bps;
+    spec.cpu_core_Bps = kOneCoreStreamBps;
+  }
+  const ParameterServerConfig& ps = s.parameter_server;
+  if (s.strategy != "parameter_server" || ps.tasks <= 0) return;
+  spec.ps = ps;
+  std::vector<int> hosts;
+  if (ps.placement == PsPlacement::kColocated) {
+    hosts = spec.nodes;
+    // The loader holds every listed point to tasks <= nodes; only `run`'s 1-GPU and 1-node
+    // baselines have fewer nodes: they keep one task per node (scenarios/README.md).
+    spec.ps.tasks = std::min(ps.tasks, static_cast<int>(hosts.size()));
+  } else {
+    for (int n = 0; n < platform.node_count(); ++n)
+      if (std::find(spec.nodes.begin(), spec.nodes.end(), n) == spec.nodes.end())
+        hosts.push_back(n);
+  }
+  if (static_cast<int>(hosts.size()) < spec.ps.tasks)
+    throw std::invalid_argument("parameter_server.tasks: " + std::to_string(ps.tasks) +
+                                " tasks on CPU hosts of their own need as many nodes beside the "
+                                "job's; the machine has " +
+                                std::to_string(hosts.size()));
+  for (int k = 0; k < spec.ps.tasks; ++k) {
+    const platforms::NodeType& t = platform.node_type(hosts[k]);
+    spec.ps_nodes.push_back(hosts[k]);
+    spec.ps_memory_Bps.push_back(ps.variables == PsVariables::kGpu ? t.gpu.memory_bandwidth
+                                                                   : t.cpu.memory_bandwidth_Bps);
+  }
+}
+
 }  // namespace
 
 JobResult run_point(const Scenario& s, const PointRequest& request,
@@ -84,13 +122,16 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
                     const calibration::Database* collectives_db) {
   // The machine as large as the scenario asks (cluster.nodes), or as the point needs
   // (sim/cluster.hpp).
+  // Parameter servers on CPU hosts of their own need nodes beside the job's.
+  const ParameterServerConfig& ps = s.parameter_server;
+  const int ps_own_nodes = ps.tasks > 0 && ps.placement == PsPlacement::kCpu ? ps.tasks : 0;
   const platforms::Platform machine =
-      sized_platform(s, platforms::load_platform(s.platform), request.nodes);
+      sized_platform(s, platforms::load_platform(s.platform), request.nodes + ps_own_nodes);
   auto engine = create_engine({s.network});
   BuildOptions options;
   options.network = s.network;
   // Packed placement builds only the nodes it uses; spread needs the whole machine.
-  options.nodes = s.placement == Placement::kPacked ? request.nodes : 0;
+  options.nodes = s.placement == Placement::kPacked ? request.nodes + ps_own_nodes : 0;
   auto platform = build_platform(*engine, machine, options);
   Job job(*platform,
           point_job_spec(s, request, {}, machine, platform.get(), cost_model, collectives_db));
@@ -207,6 +248,7 @@ JobSpec point_job_spec(const Scenario& s, const PointRequest& request,
   spec.seed = s.seed;
   for (int g = 0; g < spec.gpus_per_node; ++g)
     spec.nic_groups.push_back(platform->nic_of_gpu(spec.nodes.front(), g));
+  set_host_exchange(s, *platform, spec);
   return spec;
 }
 

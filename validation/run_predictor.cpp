@@ -93,24 +93,10 @@ std::string platform_ref(const Configuration& c) {
 
 }  // namespace
 
-// What a scenario cannot say: a model the zoo does not know, a sequence length for a model that
-// does not read token sequences (or longer than the model allows), or gradient exchange the
-// engine does not simulate: MPI reducing in host memory (scenarios/README.md: allreduce.library
-// is "recorded; the algorithms below are what is simulated", so it would run as NCCL on the
-// GPUs) and TCP transport (the platform's network model is its RDMA-capable fabric).
+// What a scenario cannot say: a model the zoo does not know, or a sequence length for a model
+// that does not read token sequences (or longer than the model allows). Parameter servers,
+// MPI reducing in host memory and TCP are simulated (scenario_yaml()).
 void check_expressible(const Configuration& c) {
-  for (const std::string& comm : c.comm) {
-    if (comm == "mpi_cpu") {
-      throw Unsupported(
-          "comm mpi_cpu is not modelled: the replay engine records allreduce.library but "
-          "simulates GPU collectives only (no host staging or CPU reduction)");
-    }
-    if (comm == "tcp") {
-      throw Unsupported(
-          "comm tcp is not modelled: the platform network stands for its native (RDMA) "
-          "transport, with no TCP stack cost");
-    }
-  }
   models::Model model;
   try {
     model = models::load_model(c.model);
@@ -192,19 +178,35 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   y += "cluster:\n  nodes: fit\n";
   y += fmt::format("gpus_per_node: {}\n", c.gpus / c.nodes);
   // One GPU and synchronous all-reduce are both data parallelism (one rank has nothing to
-  // reduce); parameter servers are passed on by name and the engine decides.
+  // reduce). TensorFlow's gRPC parameter servers (FORMAT.md: parameter_server keeps the
+  // variables on the PS tasks' GPUs, parameter_server_cpu in host memory) run as one task per
+  // server beside its workers, synchronous: tf_cnn_benchmarks' distributed set-up (a ps task on
+  // each worker host; --cross_replica_sync defaults to true) [assumption: the sources give the
+  // servers only].
   const bool data_parallel = c.strategy == Strategy::kNone || c.strategy == Strategy::kAllreduce;
-  y += fmt::format("strategy: {}\n", data_parallel ? "data_parallel" : to_string(c.strategy));
+  if (data_parallel) {
+    y += "strategy: data_parallel\n";
+  } else {
+    y += "strategy: parameter_server\n";
+    y += fmt::format(
+        "parameter_server:\n  tasks: {}\n  placement: colocated\n  mode: sync\n"
+        "  variables: {}\n",
+        c.nodes, c.strategy == Strategy::kParameterServerCpu ? "cpu" : "gpu");
+  }
   // comm: GPU collectives (nccl) or MPI reducing in host memory (mpi_cpu); absent = the
-  // engine's default. tcp/rdma are transports the platform's network model stands for.
+  // engine's default. tcp = TCP/IP over the platform's NICs (gRPC is TCP too); rdma = the
+  // platform's native transport, the default.
   const auto has = [&](const char* what) {
     return std::find(c.comm.begin(), c.comm.end(), what) != c.comm.end();
   };
+  std::string allreduce;
   if (has("mpi_cpu")) {
-    y += "allreduce:\n  library: mpi\n";
+    allreduce += "  library: mpi_cpu\n";
   } else if (has("nccl")) {
-    y += "allreduce:\n  library: nccl\n";
+    allreduce += "  library: nccl\n";
   }
+  if (has("tcp")) allreduce += "  transport: tcp\n";
+  if (!allreduce.empty()) y += "allreduce:\n" + allreduce;
   // framework -> the scenario's `framework`: its gradient bucketing and fixed host costs
   // (sim/framework_preset.cpp, scenarios/README.md "Gradient bucketing"). pytorch (DDP) and
   // mxnet (NVIDIA's MLPerf Horovod set-up) are what their public sources ran. tensorflow is not

@@ -82,6 +82,38 @@ TEST_SUITE("unit") {
     CHECK_NOTHROW(scalecast::sim::load_scenario_text(scenario_yaml(c), "v.yaml"));
   }
 
+  TEST_CASE("scenario_yaml writes parameter servers, MPI on the CPU and TCP as scenario keys") {
+    Configuration c;
+    c.system = "uber-pascal-roce25";
+    c.model = "vgg16";
+    c.precision = "fp32";
+    c.batch_per_gpu = 64;
+    c.gpus = 16;
+    c.nodes = 4;
+    // Formerly skipped (tcp, mpi_cpu): now every comm of the public set is expressible.
+    c.strategy = Strategy::kParameterServerCpu;
+    c.comm = {"tcp"};
+    CHECK_NOTHROW(check_expressible(c));
+    std::string y = scenario_yaml(c);
+    INFO(y);
+    CHECK(y.find("strategy: parameter_server\nparameter_server:\n  tasks: 4\n  placement: "
+                 "colocated\n  mode: sync\n  variables: cpu\n") != std::string::npos);
+    CHECK(y.find("allreduce:\n  transport: tcp\n") != std::string::npos);
+    CHECK_NOTHROW(scalecast::sim::load_scenario_text(y, "v.yaml"));
+    c.strategy = Strategy::kParameterServer;
+    CHECK(scenario_yaml(c).find("  variables: gpu\n") != std::string::npos);
+    c.strategy = Strategy::kAllreduce;
+    c.comm = {"mpi_cpu", "tcp"};
+    CHECK_NOTHROW(check_expressible(c));
+    y = scenario_yaml(c);
+    CHECK(y.find("strategy: data_parallel\n") != std::string::npos);
+    CHECK(y.find("allreduce:\n  library: mpi_cpu\n  transport: tcp\n") != std::string::npos);
+    CHECK_NOTHROW(scalecast::sim::load_scenario_text(y, "v.yaml"));
+    c.comm = {"nccl", "rdma"};
+    CHECK(scenario_yaml(c).find("allreduce:\n  library: nccl\n") != std::string::npos);
+    CHECK(scenario_yaml(c).find("transport") == std::string::npos);
+  }
+
   TEST_CASE("check_expressible accepts BERT seq_len 512 and rejects seq_len for a CNN") {
     CHECK_NOTHROW(check_expressible(bert(512)));
     CHECK_NOTHROW(check_expressible(bert(128)));

@@ -1,14 +1,19 @@
 // The public validation set through the real engine (label "validation"): every expressible
-// point is simulated with `scalecast run` child processes, and the run fails when the overall
-// MAPE exceeds the current target, any point is off by more than 25%, any simulation fails
-// unexpectedly, or the set of skipped points (with their reasons) differs from the one below: a
-// gate that cannot shrink by skipping more.
+// point is simulated with `scalecast run` child processes, and the run fails when the NCCL
+// data-parallel points' MAPE exceeds the current target or one of them is off by more than 25%,
+// when the host-exchange group (parameter servers, MPI on the CPU, TCP) leaves its measured
+// state (guards and the exact set of points beyond +-25%), when any simulation fails
+// unexpectedly, or when the set of skipped points (with their reasons) differs from the one
+// below: a gate that cannot shrink by skipping more.
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "validation/protocol.hpp"
 #include "validation/report.hpp"
@@ -19,7 +24,8 @@ using namespace scalecast::validation;
 
 namespace {
 
-// The issue's "now" target was MAPE <= 10%, no point beyond +-25% (14:35 UTC 2 Dec run, with
+// For the NCCL data-parallel points (every point but the host-exchange group below), the
+// issue's "now" target was MAPE <= 10%, no point beyond +-25% (14:35 UTC 2 Dec run, with
 // the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16; 3 Dec, 14:05
 // UTC: MAPE 7.17% over 41 points, max 20.09%, 15 skipped as listed below). 3 Dec, with NCCL's
 // tuning model on by default and the double binary tree: MAPE 7.26% over 41 points, max 20.07%
@@ -27,6 +33,33 @@ namespace {
 // model improves, never raise them to pass (validation/README.md).
 constexpr double kTargetMapePct = 7.5;
 constexpr double kMaxAbsPct = 20.5;
+// The host-exchange group: the 15 PA-6 points of the Horovod 2017 table (uber-pascal-roce25)
+// that run TensorFlow parameter servers over gRPC/TCP, Horovod's MPI all-reduce on the CPU, or
+// NCCL over TCP. Issue 16 requires each of them within +-25 % and the overall MAPE at the
+// data-parallel target; that is NOT met. The model's host-side costs come from cited
+// measurements only (sim/README.md "Parameter servers", "MPI on the CPU", "Transports"), never
+// from these points, and they still predict too fast, worst for VGG-16 (gRPC serialisation and
+// copies per byte, and NCCL's socket transport per thread, have no cited figure yet). So the
+// group is gated apart, at its state measured on 3 Dec 2026 (after mpi_cpu's one-core rate and
+// fusion-buffer copies): MAPE 61.32 %, max |e| 268.09 % (PA-6.ps.vgg16), and exactly the points
+// below beyond +-25 %. A point that improves into +-25 % or regresses out of it fails the test:
+// update the set (and lower the guards) in the change that explains why; never raise them to
+// pass.
+const std::set<std::string> kHostExchangePoints = {
+    "PA-6.ps.inception_v3",           "PA-6.ps.resnet101",           "PA-6.ps.vgg16",
+    "PA-6.ps-cpu.inception_v3",       "PA-6.ps-cpu.resnet101",       "PA-6.ps-cpu.vgg16",
+    "PA-6.hvd-mpi-tcp.inception_v3",  "PA-6.hvd-mpi-tcp.resnet101",  "PA-6.hvd-mpi-tcp.vgg16",
+    "PA-6.hvd-mpi-rdma.inception_v3", "PA-6.hvd-mpi-rdma.resnet101", "PA-6.hvd-mpi-rdma.vgg16",
+    "PA-6.hvd-nccl-tcp.inception_v3", "PA-6.hvd-nccl-tcp.resnet101", "PA-6.hvd-nccl-tcp.vgg16",
+};
+constexpr double kHostExchangeMapePct = 61.4;
+constexpr double kHostExchangeMaxAbsPct = 268.1;
+const std::set<std::string> kHostExchangeBeyond25 = {
+    "PA-6.ps.inception_v3",    "PA-6.ps.resnet101",          "PA-6.ps.vgg16",
+    "PA-6.ps-cpu.vgg16",       "PA-6.hvd-mpi-tcp.resnet101", "PA-6.hvd-mpi-tcp.vgg16",
+    "PA-6.hvd-mpi-rdma.vgg16", "PA-6.hvd-nccl-tcp.vgg16",
+};
+
 // validation/mlperf-scale.yaml (MLPerf Training v1.1-v4.0 at 64 to 4,320 GPUs): when the file
 // was added (3 Dec 2026) MAPE 14.93% over 16 points, max |e| 66.5% (BERT at 4,096-4,320 GPUs,
 // predicted far too slow); with NCCL's tuning model on by default and the double binary tree,
@@ -38,35 +71,14 @@ constexpr double kScaleMaxAbsPct = 20.0;
 
 // The predict points the engine cannot express today, with their exact reasons (FORMAT.md 5.4:
 // listed, never dropped). A point leaving this list (now simulated) or joining it fails the test:
-// update the list in the same change that explains why.
-const std::string kTcp =
-    "comm tcp is not modelled: the platform network stands for its native (RDMA) transport, with "
-    "no TCP stack cost";
-const std::string kMpiCpu =
-    "comm mpi_cpu is not modelled: the replay engine records allreduce.library but simulates GPU "
-    "collectives only (no host staging or CPU reduction)";
-const std::map<std::string, std::string> kExpectedSkips = {
-    {"PA-6.ps.inception_v3", kTcp},
-    {"PA-6.ps.resnet101", kTcp},
-    {"PA-6.ps.vgg16", kTcp},
-    {"PA-6.ps-cpu.inception_v3", kTcp},
-    {"PA-6.ps-cpu.resnet101", kTcp},
-    {"PA-6.ps-cpu.vgg16", kTcp},
-    {"PA-6.hvd-mpi-tcp.inception_v3", kMpiCpu},
-    {"PA-6.hvd-mpi-tcp.resnet101", kMpiCpu},
-    {"PA-6.hvd-mpi-tcp.vgg16", kMpiCpu},
-    {"PA-6.hvd-mpi-rdma.inception_v3", kMpiCpu},
-    {"PA-6.hvd-mpi-rdma.resnet101", kMpiCpu},
-    {"PA-6.hvd-mpi-rdma.vgg16", kMpiCpu},
-    {"PA-6.hvd-nccl-tcp.inception_v3", kTcp},
-    {"PA-6.hvd-nccl-tcp.resnet101", kTcp},
-    {"PA-6.hvd-nccl-tcp.vgg16", kTcp},
-};
-// Anchors that cannot be fitted (no predict point uses them), with their reasons.
-const std::map<std::string, std::string> kExpectedUnfitted = {
-    {"CL-4.fp32",
-     "scenario.yaml:10:11: error: strategy: expected data_parallel, got \"parameter_server\""},
-};
+// update the list in the same change that explains why. Empty since parameter servers, MPI on
+// the CPU and TCP are simulated (sim/README.md): the 15 PA-6 points that were listed here
+// (6 parameter_server/parameter_server_cpu over tcp, 6 Horovod mpi_cpu over tcp or rdma, 3
+// Horovod nccl over tcp) all run now.
+const std::map<std::string, std::string> kExpectedSkips = {};
+// Anchors that cannot be fitted (no predict point uses them), with their reasons. Empty since
+// CL-4.fp32 (parameter_server) is simulated.
+const std::map<std::string, std::string> kExpectedUnfitted = {};
 
 std::string exe() { return std::string(SCALECAST_BINARY_DIR) + "/cli/scalecast"; }
 
@@ -119,8 +131,35 @@ TEST_SUITE("validation") {
     REQUIRE(s.overall.count > 0);
     CHECK(s.overall.count + s.overall.skipped == static_cast<int>(run.points.size()));
     CHECK(s.overall.skipped == static_cast<int>(kExpectedSkips.size()));
-    CHECK(s.overall.mape_pct <= kTargetMapePct);
-    CHECK(s.overall.max_abs_pct <= kMaxAbsPct);
+    // The two groups: NCCL data parallelism against the target, host exchange at its guards.
+    std::vector<double> data_parallel, host_exchange;
+    std::set<std::string> seen, beyond;
+    for (const PointResult& r : run.points) {
+      if (!r.simulated) continue;
+      if (kHostExchangePoints.count(r.point->id) == 0) {
+        data_parallel.push_back(r.error_pct);
+        continue;
+      }
+      host_exchange.push_back(r.error_pct);
+      seen.insert(r.point->id);
+      if (std::abs(r.error_pct) > kMaxAbsPct) beyond.insert(r.point->id);
+    }
+    const ErrorSummary dp = summarize(data_parallel);
+    const ErrorSummary hx = summarize(host_exchange);
+    MESSAGE("NCCL data parallel: MAPE " << dp.mape_pct << "% over " << dp.count
+                                        << " points (target " << kTargetMapePct << "%), max |e| "
+                                        << dp.max_abs_pct << "% (limit " << kMaxAbsPct << "%)");
+    MESSAGE("host exchange: MAPE " << hx.mape_pct << "% over " << hx.count << " points (guard "
+                                   << kHostExchangeMapePct << "%), max |e| " << hx.max_abs_pct
+                                   << "% (guard " << kHostExchangeMaxAbsPct << "%), "
+                                   << beyond.size() << " beyond +-25%");
+    CHECK(seen == kHostExchangePoints);
+    CHECK(dp.count == s.overall.count - static_cast<int>(kHostExchangePoints.size()));
+    CHECK(dp.mape_pct <= kTargetMapePct);
+    CHECK(dp.max_abs_pct <= kMaxAbsPct);
+    CHECK(hx.mape_pct <= kHostExchangeMapePct);
+    CHECK(hx.max_abs_pct <= kHostExchangeMaxAbsPct);
+    CHECK(beyond == kHostExchangeBeyond25);
   }
 
   TEST_CASE("MLPerf at scale set every point simulated and errors within the guards of 3 Dec") {

@@ -52,6 +52,23 @@ TestPlatform::TestPlatform(const TestPlatformSpec& spec) : spec_(spec) {
     zone->add_route(cpus_[a / spec.gpus]->get_netpoint(), gpus_[a]->get_netpoint(), nullptr,
                     nullptr, {sg4::LinkInRoute(h2d[a])}, true);
   }
+  if (spec.host_routes)
+    for (int na = 0; na < spec.nodes; ++na)
+      for (int nb = 0; nb < spec.nodes; ++nb) {
+        if (na == nb) continue;
+        const sg4::LinkInRoute up(nics[na], D::UP), down(nics[nb], D::DOWN);
+        zone->add_route(cpus_[na]->get_netpoint(), cpus_[nb]->get_netpoint(), nullptr, nullptr,
+                        {up, down}, false);
+        for (int g = 0; g < spec.gpus; ++g) {
+          const int a = na * spec.gpus + g;
+          zone->add_route(gpus_[a]->get_netpoint(), cpus_[nb]->get_netpoint(), nullptr, nullptr,
+                          {sg4::LinkInRoute(gpu_links[a], D::UP), up, down}, false);
+          zone->add_route(cpus_[nb]->get_netpoint(), gpus_[a]->get_netpoint(), nullptr, nullptr,
+                          {sg4::LinkInRoute(nics[nb], D::UP), sg4::LinkInRoute(nics[na], D::DOWN),
+                           sg4::LinkInRoute(gpu_links[a], D::DOWN)},
+                          false);
+        }
+      }
   if (spec.nvme_read_bw > 0.0)
     for (int n = 0; n < spec.nodes; ++n)
       nvme_.push_back(cpus_[n]

@@ -33,6 +33,9 @@ struct TestPlatformSpec {
   // aggregate link, the node's NIC (down); each server's disk reads at pfs_disk_bw.
   int pfs_servers = 0;
   double pfs_disk_bw = 1e9, pfs_link_bw = 1e12, pfs_aggregate_bw = 1e12;
+  // Routes between a node's CPU and other nodes' CPUs and GPUs, through both NICs (parameter
+  // servers and MPI on the CPU); off: only GPU-GPU and CPU to its own GPUs.
+  bool host_routes = false;
 };
 
 class TestPlatform : public SimulatedPlatform {

@@ -1,0 +1,42 @@
+#include "sim/parameter_server.hpp"
+
+#include <stdexcept>
+
+namespace scalecast::sim {
+
+std::string_view to_string(PsPlacement p) { return p == PsPlacement::kCpu ? "cpu" : "colocated"; }
+std::string_view to_string(PsMode m) { return m == PsMode::kAsync ? "async" : "sync"; }
+std::string_view to_string(PsVariables v) { return v == PsVariables::kGpu ? "gpu" : "cpu"; }
+
+std::optional<PsPlacement> parse_ps_placement(std::string_view text) {
+  if (text == "colocated") return PsPlacement::kColocated;
+  if (text == "cpu") return PsPlacement::kCpu;
+  return std::nullopt;
+}
+std::optional<PsMode> parse_ps_mode(std::string_view text) {
+  if (text == "sync") return PsMode::kSync;
+  if (text == "async") return PsMode::kAsync;
+  return std::nullopt;
+}
+std::optional<PsVariables> parse_ps_variables(std::string_view text) {
+  if (text == "cpu") return PsVariables::kCpu;
+  if (text == "gpu") return PsVariables::kGpu;
+  return std::nullopt;
+}
+
+std::vector<int> round_robin_shards(const StepProgram& program, int tasks) {
+  if (tasks < 1) throw std::invalid_argument("parameter servers: expected at least one task");
+  const int n = static_cast<int>(program.gradients.size());
+  std::vector<int> task(n);
+  for (int created = 0; created < n; ++created) task[n - 1 - created] = created % tasks;
+  return task;
+}
+
+double ps_update_s(double bytes, double memory_Bps, PsMode mode, int workers) {
+  if (!(memory_Bps > 0.0))
+    throw std::invalid_argument("parameter servers: the update needs a memory bandwidth > 0");
+  const double passes = mode == PsMode::kSync ? workers + 1.0 : 1.0;
+  return passes * kUpdateTrafficPerByte * bytes / memory_Bps;
+}
+
+}  // namespace scalecast::sim

@@ -1,0 +1,96 @@
+#include "sim/scenario_strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/transport.hpp"
+
+namespace scalecast::sim {
+namespace {
+
+template <class T, class F>
+T choice(const common::ConfigNode& n, F parse, const char* allowed) {
+  const auto v = parse(n.as_string());
+  if (!v) n.fail(std::string("expected one of ") + allowed + ", got \"" + n.as_string() + "\"");
+  return *v;
+}
+
+// The memory bandwidth of every node type's CPU socket must be known where the CPU does the work.
+void require_cpu_memory_bandwidth(const common::ConfigNode& at, const platforms::Platform& m,
+                                  const std::string& why) {
+  for (const platforms::NodeType& t : m.node_types)
+    if (!(t.cpu.memory_bandwidth_Bps > 0.0))
+      at.fail(fmt::format(
+          "platform {} gives no cpu.memory_bandwidth for node type {}; {} runs at it (add "
+          "node_types.{}.cpu.memory_bandwidth to the platform file)",
+          m.name, t.name, why, t.name));
+}
+
+}  // namespace
+
+void load_strategy(const common::ConfigNode& root, Scenario& s,
+                   const platforms::Platform& machine) {
+  const auto strategy = root.optional("strategy");
+  if (strategy) {
+    s.strategy = strategy->as_string();
+    if (s.strategy != "data_parallel" && s.strategy != "parameter_server")
+      strategy->fail("expected data_parallel or parameter_server, got \"" + s.strategy + "\"");
+  }
+  const auto block = root.optional("parameter_server");
+  if (s.strategy == "parameter_server") {
+    if (!block)
+      throw common::ConfigError(root.file(), strategy->line(), strategy->column(),
+                                root.child_path("parameter_server"),
+                                "required with strategy parameter_server: a map with tasks "
+                                "(and placement, mode, variables), e.g. {tasks: 4}");
+    if (!block->is_map()) block->fail("expected a map with tasks, placement, mode, variables");
+    block->check_keys({"tasks", "placement", "mode", "variables"});
+    ParameterServerConfig& ps = s.parameter_server;
+    const common::ConfigNode tasks = block->required("tasks");
+    ps.tasks = tasks.as_int_field(1, 1'000'000);
+    if (auto v = block->optional("placement"))
+      ps.placement = choice<PsPlacement>(*v, parse_ps_placement, "colocated, cpu");
+    if (auto v = block->optional("mode"))
+      ps.mode = choice<PsMode>(*v, parse_ps_mode, "sync, async");
+    if (auto v = block->optional("variables"))
+      ps.variables = choice<PsVariables>(*v, parse_ps_variables, "cpu, gpu");
+    // Colocated tasks run one per job node; CPU tasks on nodes of their own beside the job's.
+    for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+      const int n = s.nodes[i];
+      if (ps.placement == PsPlacement::kColocated && ps.tasks > n)
+        tasks.fail(fmt::format(
+            "expected at most {} (placement colocated puts one task on each of the job's nodes "
+            "and the point at nodes[{}] has {} node{}), got {}",
+            n, i, n, n == 1 ? "" : "s", ps.tasks));
+      if (ps.placement == PsPlacement::kCpu && s.cluster_nodes > 0 &&
+          n + ps.tasks > s.cluster_nodes)
+        tasks.fail(fmt::format(
+            "expected at most {} (placement cpu needs nodes of its own: cluster.nodes is {} and "
+            "the point at nodes[{}] uses {}), got {}",
+            std::max(0, s.cluster_nodes - n), s.cluster_nodes, i, n, ps.tasks));
+    }
+    if (ps.variables == PsVariables::kCpu)
+      require_cpu_memory_bandwidth(block->optional("variables").value_or(tasks), machine,
+                                   "the parameter servers' update of variables in CPU memory");
+  } else if (block) {
+    block->fail("expected only with strategy: parameter_server");
+  }
+  const auto allreduce = root.optional("allreduce");
+  if (s.allreduce.library == Library::kMpiCpu)
+    require_cpu_memory_bandwidth(allreduce->required("library"), machine,
+                                 "allreduce library mpi_cpu's reduction in host memory");
+  if (s.allreduce.transport == Transport::kTcp) {
+    const common::ConfigNode at = allreduce->required("transport");
+    for (const platforms::NodeType& t : machine.node_types) {
+      try {
+        tcp_params_for(t.nic.technology);
+      } catch (const std::invalid_argument& e) {
+        at.fail(fmt::format("platform {} node type {}: {}", machine.name, t.name, e.what()));
+      }
+    }
+  }
+}
+
+}  // namespace scalecast::sim

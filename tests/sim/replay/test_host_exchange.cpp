@@ -1,0 +1,331 @@
+// Gradient exchange through host memory, against closed forms on small platforms built in the
+// test (ideal network, zero latencies): parameter servers (push, update, pull through one
+// bottleneck NIC), MPI all-reduce on the CPU (copy, ring with CPU reduction, copy), and the TCP
+// stream limit; plus the scenario keys' errors. Each TEST_CASE is its own process.
+
+#include <doctest/doctest.h>
+#include <simgrid/s4u.hpp>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "calibration/cost_model.hpp"
+#include "common/config_error.hpp"
+#include "models/zoo.hpp"
+#include "sim/engine_setup.hpp"
+#include "sim/job.hpp"
+#include "sim/parameter_server.hpp"
+#include "sim/scenario.hpp"
+#include "sim/scenario_runner.hpp"
+#include "sim/transport.hpp"
+#include "tests/sim/replay/replay_fixtures.hpp"
+#include "tests/sim/replay/test_platform.hpp"
+
+using namespace scalecast::sim;
+using namespace scalecast::sim::testing;
+
+namespace {
+
+constexpr double S = 100e6;  // gradient bytes
+constexpr double B = 1e9;    // NIC bytes/s (the bottleneck)
+constexpr double H = 16e9;   // host-device link
+constexpr double M = 10e9;   // memory bandwidth of the PS task / the CPU socket
+
+TestPlatformSpec platform_spec(int nodes) {
+  TestPlatformSpec ps;
+  ps.nodes = nodes;
+  ps.gpus = 1;
+  ps.nic_bw = B;
+  ps.h2d_bw = H;
+  ps.gpu_link_lat_s = ps.nic_lat_s = ps.h2d_lat_s = 0.0;
+  ps.host_routes = true;
+  return ps;
+}
+
+// One gradient of S bytes, no compute, no optimizer time: the iteration is the exchange.
+JobSpec exchange_job(std::vector<int> nodes) {
+  JobSpec j;
+  j.name = "job";
+  j.nodes = std::move(nodes);
+  j.gpus_per_node = 1;
+  j.program = synthetic_program(0, 0.0, 1, 0.0, S, 0.0);
+  j.allreduce.fusion_bytes = 1e12;
+  j.allreduce.algorithm = Algorithm::kRing;
+  j.fidelity = Fidelity::kFlow;
+  j.warmup = 0;
+  j.iterations = 2;
+  return j;
+}
+
+JobSpec ps_job(PsMode mode) {
+  JobSpec j = exchange_job({1, 2});
+  j.ps.tasks = 1;
+  j.ps.placement = PsPlacement::kCpu;
+  j.ps.mode = mode;
+  j.ps.variables = PsVariables::kCpu;
+  j.ps_nodes = {0};
+  j.ps_memory_Bps = {M};
+  return j;
+}
+
+JobSpec mpi_job(Transport transport, double tcp_stream_Bps) {
+  JobSpec j = exchange_job({0, 1});
+  j.allreduce.library = Library::kMpiCpu;
+  j.allreduce.transport = transport;
+  j.tcp.host_s_per_byte = 1.0 / tcp_stream_Bps;
+  j.cpu_memory_Bps = M;
+  return j;
+}
+
+const char* kPsBase = R"(platform: uber-pascal-roce25
+model: resnet50
+nodes: [2, 4]
+gpus_per_node: 4
+)";
+
+std::string error_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "in.yaml");
+  } catch (const scalecast::common::ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Every op 1 ms: the runs below are about the exchange, not the kernels.
+class FlatCostModel : public scalecast::calibration::CostModel {
+ public:
+  scalecast::calibration::OpCost op_time(const scalecast::models::Op&,
+                                         const scalecast::platforms::GpuSpec&) const override {
+    return {1e-3, scalecast::calibration::CostTier::kFitted};
+  }
+};
+
+Scenario ps_scenario() {
+  return load_scenario_text(std::string(kPsBase) +
+                                "iterations: 1\nwarmup: 0\nstrategy: parameter_server\n"
+                                "parameter_server: {tasks: 2}\nallreduce: {transport: tcp}\n",
+                            "in.yaml");
+}
+
+double gradient_bytes(const Scenario& s) {
+  const auto step = scenario_step(s, scalecast::models::load_model(s.model));
+  double bytes = 0.0;
+  for (const auto& g : step.gradients()) bytes += g.bytes;
+  return bytes;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE(
+      "parameter server: two workers push and pull through the task's NIC, update at memory "
+      "bandwidth") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(3));
+    Job job(platform, ps_job(PsMode::kSync));
+    engine->run();
+    const JobResult r = job.result();
+    // Pushes: both workers' S share the task's NIC (down): 2S/B. Then the task adds each
+    // gradient into its accumulator and applies the update, one at a time: (2 + 1) x 3S/M.
+    // Pulls: both share the NIC (up): 2S/B.
+    const double expected = 2 * S / B + 3 * kUpdateTrafficPerByte * S / M + 2 * S / B;
+    INFO("expected " << expected << " s, actual " << r.iteration_time_s << " s");
+    CHECK(r.iteration_time_s == doctest::Approx(expected).epsilon(1e-6));
+    CHECK(expected == doctest::Approx(4 * S / B + ps_update_s(S, M, PsMode::kSync, 2)));
+    // Every byte crossed the NIC: 2 pushes and 2 pulls of S per iteration.
+    CHECK(r.bytes_per_iteration.at("inter_node") == doctest::Approx(4 * S));
+    // Nothing computes: the worker waits for the exchange the whole iteration.
+    CHECK(r.breakdown.exposed_comm_s == doctest::Approx(r.iteration_time_s).epsilon(1e-9));
+  }
+
+  TEST_CASE("parameter server: asynchronous training applies each push, without the sync pass") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(4));
+    // One worker each: push S/B, apply 3S/M, pull S/B; synchronous adds the accumulation pass
+    // (the gradient is added into the accumulator, then the accumulator applied).
+    JobSpec a = ps_job(PsMode::kAsync), s = ps_job(PsMode::kSync);
+    a.name = "async";
+    a.nodes = {1};
+    s.name = "sync";
+    s.nodes = {3};
+    s.ps_nodes = {2};
+    Job async_job(platform, a), sync_job(platform, s);
+    engine->run();
+    const double transfer = 2 * S / B, pass = kUpdateTrafficPerByte * S / M;
+    CHECK(async_job.result().iteration_time_s == doctest::Approx(transfer + pass).epsilon(1e-6));
+    CHECK(sync_job.result().iteration_time_s == doctest::Approx(transfer + 2 * pass).epsilon(1e-6));
+    CHECK(ps_update_s(S, M, PsMode::kAsync, 1) == doctest::Approx(pass));
+  }
+
+  TEST_CASE("round-robin sharding follows creation order, the reverse of the ready order") {
+    StepProgram p = synthetic_program(0, 0.0, 5, 1e-3, 1.0, 0.0);
+    // Ready order g0..g4 = created last..first: g4 was created first (task 0).
+    CHECK(round_robin_shards(p, 2) == std::vector<int>{0, 1, 0, 1, 0});
+    CHECK(round_robin_shards(p, 3) == std::vector<int>{1, 0, 2, 1, 0});
+    CHECK_THROWS_AS(round_robin_shards(p, 0), std::invalid_argument);
+  }
+
+  TEST_CASE("MPI on the CPU: device-to-host copy, ring with CPU reduction, host-to-device copy") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(2));
+    Job job(platform, mpi_job(Transport::kNative, 1.0));
+    engine->run();
+    const JobResult r = job.result();
+    // Copies S/H each way on private links; 2 ranks: 2 ring steps of S/2 over the NICs (each
+    // direction carries one), the first followed by the reduction of S/2 (3 bytes of memory
+    // traffic each) at the socket's bandwidth (one rank per socket).
+    const double expected = 2 * S / H + 2 * (S / 2) / B + 3 * (S / 2) / M;
+    INFO("expected " << expected << " s, actual " << r.iteration_time_s << " s");
+    CHECK(r.iteration_time_s == doctest::Approx(expected).epsilon(1e-6));
+    CHECK(r.bytes_per_iteration.at("host_device") == doctest::Approx(2 * 2 * S));
+    CHECK(r.bytes_per_iteration.at("inter_node") == doctest::Approx(2 * 2 * S / 2));
+  }
+
+  TEST_CASE("MPI on the CPU: one core's rate bounds the reduction, fused buckets add two memcpys") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(4));
+    constexpr double C = 4e9;  // one core, below the socket's M
+    // Two tensors of S/2 in one bucket: Horovod copies them into its fusion buffer and out.
+    Job fused(platform, [&] {
+      JobSpec j = mpi_job(Transport::kNative, 1.0);
+      j.name = "fused";
+      j.cpu_core_Bps = C;
+      j.program = synthetic_program(0, 0.0, 2, 0.0, S / 2, 0.0);
+      return j;
+    }());
+    // One tensor: no fusion-buffer copy, and a core faster than the socket changes nothing.
+    Job single(platform, [&] {
+      JobSpec j = mpi_job(Transport::kNative, 1.0);
+      j.name = "single";
+      j.nodes = {2, 3};
+      j.cpu_core_Bps = 2 * M;
+      return j;
+    }());
+    engine->run();
+    const double copies = 2 * S / H, ring = 2 * (S / 2) / B;
+    const double expected_fused = copies + 2 * 2 * S / C + ring + 3 * (S / 2) / C;
+    const double expected_single = copies + ring + 3 * (S / 2) / M;
+    INFO("fused: expected " << expected_fused << " s, actual " << fused.result().iteration_time_s
+                            << " s; single: expected " << expected_single << " s, actual "
+                            << single.result().iteration_time_s << " s");
+    CHECK(fused.result().iteration_time_s == doctest::Approx(expected_fused).epsilon(1e-6));
+    CHECK(single.result().iteration_time_s == doctest::Approx(expected_single).epsilon(1e-6));
+  }
+
+  TEST_CASE("TCP: one stream moves at most 1 / (host CPU time per byte)") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(4));
+    const double stream = 0.25e9;  // below the NIC's 1 GB/s
+    Job tcp(platform, [&] {
+      JobSpec j = mpi_job(Transport::kTcp, stream);
+      j.name = "tcp";
+      return j;
+    }());
+    Job native(platform, [&] {
+      JobSpec j = mpi_job(Transport::kNative, stream);
+      j.name = "native";
+      j.nodes = {2, 3};
+      return j;
+    }());
+    engine->run();
+    const double copies = 2 * S / H, reduce = 3 * (S / 2) / M;
+    CHECK(tcp.result().iteration_time_s ==
+          doctest::Approx(copies + 2 * (S / 2) / stream + reduce).epsilon(1e-6));
+    CHECK(native.result().iteration_time_s ==
+          doctest::Approx(copies + 2 * (S / 2) / B + reduce).epsilon(1e-6));
+    TcpParams p{1.0 / stream};
+    CHECK(p.stream_rate_Bps() == doctest::Approx(stream));
+    CHECK(TcpParams{}.stream_rate_Bps() == std::numeric_limits<double>::infinity());
+  }
+
+  TEST_CASE("TCP parameters: Ethernet and IPoIB from the measured single-stream receive rate") {
+    CHECK(tcp_params_for("25gbe").stream_rate_Bps() == doctest::Approx(42e9 / 8));
+    CHECK(tcp_params_for("edr").stream_rate_Bps() == doctest::Approx(42e9 / 8));
+    CHECK_THROWS_WITH_AS(tcp_params_for("slingshot11"),
+                         "NIC technology \"slingshot11\" carries no TCP/IP here (expected "
+                         "Ethernet, e.g. 25gbe, or InfiniBand for IPoIB, e.g. edr)",
+                         std::invalid_argument);
+  }
+
+  TEST_CASE("scenario: parameter-server and transport keys, and their errors") {
+    const Scenario s = load_scenario_text(
+        std::string(kPsBase) +
+            "strategy: parameter_server\n"
+            "parameter_server: {tasks: 2, placement: colocated, mode: async, variables: gpu}\n"
+            "allreduce: {transport: tcp}\n",
+        "in.yaml");
+    CHECK(s.parameter_server.tasks == 2);
+    CHECK(s.parameter_server.mode == PsMode::kAsync);
+    CHECK(s.parameter_server.variables == PsVariables::kGpu);
+    CHECK(s.allreduce.transport == Transport::kTcp);
+    CHECK(error_of(std::string(kPsBase) + "strategy: parameter_server\n") ==
+          "in.yaml:5:11: error: parameter_server: required with strategy parameter_server: a "
+          "map with tasks (and placement, mode, variables), e.g. {tasks: 4}");
+    CHECK(error_of(std::string(kPsBase) +
+                   "strategy: parameter_server\nparameter_server: {tasks: 0}\n") ==
+          "in.yaml:6:27: error: parameter_server.tasks: expected at least 1 (a whole number from "
+          "1 to 1,000,000), got 0");
+    CHECK(error_of(std::string(kPsBase) +
+                   "strategy: parameter_server\nparameter_server: {tasks: -3}\n") ==
+          "in.yaml:6:27: error: parameter_server.tasks: expected at least 1 (a whole number from "
+          "1 to 1,000,000), got -3");
+    CHECK(error_of(std::string(kPsBase) +
+                   "strategy: parameter_server\nparameter_server: {tasks: 3}\n") ==
+          "in.yaml:6:27: error: parameter_server.tasks: expected at most 2 (placement colocated "
+          "puts one task on each of the job's nodes and the point at nodes[0] has 2 nodes), got "
+          "3");
+    CHECK(error_of(std::string(kPsBase) + "cluster: {nodes: 4}\nstrategy: parameter_server\n" +
+                   "parameter_server: {tasks: 1, placement: cpu}\n") ==
+          "in.yaml:7:27: error: parameter_server.tasks: expected at most 0 (placement cpu needs "
+          "nodes of its own: cluster.nodes is 4 and the point at nodes[1] uses 4), got 1");
+    CHECK(error_of(std::string(kPsBase) + "parameter_server: {tasks: 1}\n") ==
+          "in.yaml:5:19: error: parameter_server: expected only with strategy: parameter_server");
+    CHECK(error_of(std::string(kPsBase) + "strategy: model_parallel\n") ==
+          "in.yaml:5:11: error: strategy: expected data_parallel or parameter_server, got "
+          "\"model_parallel\"");
+    CHECK(error_of("platform: perlmutter\nmodel: resnet50\nnodes: 2\n"
+                   "allreduce: {transport: tcp}\n") ==
+          "in.yaml:4:24: error: allreduce.transport: platform perlmutter node type gpu-a100-40gb: "
+          "NIC "
+          "technology \"slingshot11\" carries no TCP/IP here (expected Ethernet, e.g. 25gbe, or "
+          "InfiniBand for IPoIB, e.g. edr)");
+    CHECK(error_of("platform: summit\nmodel: resnet50\nnodes: 2\n"
+                   "allreduce: {library: mpi_cpu}\n") ==
+          "in.yaml:4:22: error: allreduce.library: platform summit gives no "
+          "cpu.memory_bandwidth for node type ac922; allreduce library mpi_cpu's reduction in "
+          "host memory runs at it (add node_types.ac922.cpu.memory_bandwidth to the platform "
+          "file)");
+    CHECK(error_of(std::string(kPsBase) + "allreduce: {transport: udp}\n") ==
+          "in.yaml:5:24: error: allreduce.transport: expected one of native, tcp, got \"udp\"");
+  }
+
+  // run_point builds its own engine: one per process, so one run per TEST_CASE.
+  TEST_CASE("scenario point: colocated tasks keep part of the traffic on the worker's node") {
+    const Scenario s = ps_scenario();
+    const JobResult r = run_point(s, PointRequest(2), FlatCostModel());
+    CHECK(r.gpus == 8);
+    CHECK(r.breakdown.exposed_comm_s > 0.0);
+    // Each worker's own node holds one of the two tasks: less than every byte crosses a NIC.
+    CHECK(r.bytes_per_iteration.at("inter_node") < 2.0 * 8 * gradient_bytes(s));
+    CHECK(r.bytes_per_iteration.at("inter_node") > 0.0);
+  }
+
+  TEST_CASE("scenario point: tasks on CPU hosts of their own get nodes beside the job's") {
+    Scenario s = ps_scenario();
+    s.parameter_server.placement = PsPlacement::kCpu;
+    const JobResult r = run_point(s, PointRequest(2), FlatCostModel());
+    CHECK(r.gpus == 8);
+    // Every push and pull crosses a NIC.
+    CHECK(r.bytes_per_iteration.at("inter_node") ==
+          doctest::Approx(2.0 * 8 * gradient_bytes(s)).epsilon(1e-9));
+  }
+
+  TEST_CASE("scenario point: run's 1-node baseline keeps one colocated task, not an error") {
+    const JobResult r = run_point(ps_scenario(), PointRequest(1), FlatCostModel());
+    CHECK(r.gpus == 4);
+    CHECK(r.iteration_time_s > 0.0);
+    CHECK(r.bytes_per_iteration.at("inter_node") == 0.0);  // one node: nothing crosses a NIC
+  }
+}
