@@ -1,0 +1,416 @@
+// The pipeline job's actors: one per pipeline stage running its schedule, one per stage for its
+// data-parallel communication stream, and the iteration barrier (sim/pipeline_job.hpp).
+
+#include "sim/pipeline_job.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <stdexcept>
+
+#include "sim/communicator.hpp"
+#include "sim/pipeline_schedule.hpp"
+#include "sim/rank_layout.hpp"
+#include "sim/simulated_platform.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace scalecast::sim {
+namespace {
+
+const RingAllReduce kAllReduce;
+const RingReduceScatter kReduceScatter;
+const RingAllGather kAllGather;
+const RingExchange kExchange;
+
+const Collective& algorithm_of(models::CommKind k) {
+  switch (k) {
+    case models::CommKind::kAllReduce:
+      return kAllReduce;
+    case models::CommKind::kReduceScatter:
+      return kReduceScatter;
+    case models::CommKind::kAllGather:
+      return kAllGather;
+    case models::CommKind::kSendRecv:
+      return kExchange;
+  }
+  return kAllReduce;
+}
+
+const char* group_name(models::CommGroup g) {
+  switch (g) {
+    case models::CommGroup::kTp:
+      return "tp";
+    case models::CommGroup::kCp:
+      return "cp";
+    case models::CommGroup::kDp:
+      return "dp";
+    case models::CommGroup::kPp:
+      return "pp";
+  }
+  return "?";
+}
+
+bool is_gather(const models::LlmComm& c) { return c.kind == models::CommKind::kAllGather; }
+
+}  // namespace
+
+struct PipelineJob::State {
+  PipelineJobSpec spec;
+  int pp = 1, v = 1, m = 1, chunks = 1, total_iterations = 1;
+  RankLayout layout;
+  std::vector<sg4::Host*> stage_host;
+  std::vector<std::unique_ptr<Communicator>> tp, cp, dp;  // per stage
+  std::vector<std::vector<PipelineTask>> order;           // per stage
+  std::vector<sg4::Mailbox*> fwd_in, bwd_in;              // per global chunk
+  // The data-parallel stream of a stage: collectives in launch order.
+  struct DpStream {
+    std::deque<const models::LlmComm*> queue;  // nullptr: stop
+    int pushed = 0, done = 0;
+    sg4::MutexPtr mutex = sg4::Mutex::create();
+    sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+  };
+  std::vector<DpStream> dp_stream;
+  // The iteration barrier.
+  int arrived = 0, barrier_epoch = 0;
+  sg4::MutexPtr barrier_mutex = sg4::Mutex::create();
+  sg4::ConditionVariablePtr barrier_cv = sg4::ConditionVariable::create();
+  std::vector<double> iteration_end;  // per iteration (warm-up included)
+  std::vector<StageBreakdown> acc;    // per stage, measured iterations summed
+  std::map<std::string, double> bytes;
+  std::vector<StageInterval> intervals;
+
+  explicit State(PipelineJobSpec s) : spec(std::move(s)), layout(spec.parallel) {}
+
+  bool measured(int it) const { return it >= spec.warmup; }
+  bool traced(int it) const { return it == total_iterations - 1; }
+  void record(int stage, const char* track, int it, double t0, const std::string& name) {
+    if (traced(it)) intervals.push_back({stage, track, it, t0, sg4::Engine::get_clock(), name});
+  }
+
+  void add_wait(int stage, models::CommGroup g, int it, double waited) {
+    if (!measured(it)) return;
+    StageBreakdown& b = acc[static_cast<std::size_t>(stage)];
+    switch (g) {
+      case models::CommGroup::kTp:
+        b.exposed_tp_s += waited;
+        break;
+      case models::CommGroup::kCp:
+        b.exposed_cp_s += waited;
+        break;
+      case models::CommGroup::kDp:
+        b.exposed_dp_s += waited;
+        break;
+      case models::CommGroup::kPp:
+        b.exposed_pp_s += waited;
+        break;
+    }
+  }
+
+  Communicator& comm_of(int stage, models::CommGroup g) {
+    const auto s = static_cast<std::size_t>(stage);
+    return g == models::CommGroup::kCp ? *cp[s] : g == models::CommGroup::kDp ? *dp[s] : *tp[s];
+  }
+
+  // Bytes put on the wire by every GPU of the job for one call of `c` on this stage's group.
+  void count_bytes(int stage, const models::LlmComm& c, int it) {
+    if (!measured(it)) return;
+    const Communicator& comm = comm_of(stage, c.group);
+    const int n = comm.size();
+    if (n <= 1) return;
+    const double per_member = algorithm_of(c.kind).bytes_sent_per_member(n, c.bytes, c.steps);
+    const auto& p = spec.parallel;
+    const double groups = static_cast<double>(p.tp) * p.cp * p.dp / n;  // of this stage
+    bytes[group_name(c.group)] += per_member * n * groups / spec.iterations;
+  }
+
+  // Runs a pass's segments: compute, then its collectives (overlappable ones under the next
+  // segment's compute when the TP overlap switch is on).
+  void run_segments(int stage, int it, const std::vector<PricedSegment>& segs,
+                    const std::string& label) {
+    std::vector<std::pair<CollectiveCall, models::CommGroup>> pending;
+    const auto drain = [&] {
+      for (auto& [call, group] : pending) {
+        const double t0 = sg4::Engine::get_clock();
+        call.wait();
+        add_wait(stage, group, it, sg4::Engine::get_clock() - t0);
+        record(stage, group_name(group), it, t0, label + ".wait");
+      }
+      pending.clear();
+    };
+    for (std::size_t k = 0; k < segs.size(); ++k) {
+      const PricedSegment& seg = segs[k];
+      const double t0 = sg4::Engine::get_clock();
+      if (seg.compute_s > 0.0) sg4::this_actor::sleep_for(seg.compute_s);
+      if (measured(it)) acc[static_cast<std::size_t>(stage)].compute_s += seg.compute_s;
+      record(stage, "compute", it, t0, label + ".seg" + std::to_string(k));
+      drain();
+      for (const models::LlmComm& c : seg.comms) {
+        Communicator& comm = comm_of(stage, c.group);
+        if (comm.size() <= 1 || c.bytes <= 0.0) continue;
+        count_bytes(stage, c, it);
+        CollectiveCall call = algorithm_of(c.kind).start(comm, c.bytes, c.steps);
+        if (spec.parallel.overlap_tp_comm && c.overlappable) {
+          pending.emplace_back(std::move(call), c.group);
+        } else {
+          const double w0 = sg4::Engine::get_clock();
+          call.wait();
+          add_wait(stage, c.group, it, sg4::Engine::get_clock() - w0);
+          record(stage, group_name(c.group), it, w0, c.name);
+        }
+      }
+    }
+    drain();
+  }
+
+  // Waits for input on `box`; the wait before the producer sent is bubble, after it exposed PP.
+  void receive(int stage, int it, sg4::Mailbox* box, const std::string& label) {
+    const double t0 = sg4::Engine::get_clock();
+    auto* sent = box->get<double>();
+    const double sent_s = *sent;
+    delete sent;
+    const double t1 = sg4::Engine::get_clock();
+    if (measured(it)) {
+      StageBreakdown& b = acc[static_cast<std::size_t>(stage)];
+      b.bubble_s += std::max(0.0, std::min(t1, sent_s) - t0);
+      b.exposed_pp_s += t1 - std::max(t0, std::min(t1, sent_s));
+    }
+    if (t1 > t0) record(stage, "pp_wait", it, t0, label);
+  }
+
+  void send(int stage, int it, sg4::Mailbox* box, double bytes_sent) {
+    box->put_init(new double(sg4::Engine::get_clock()), static_cast<std::uint64_t>(bytes_sent))
+        ->detach();
+    (void)stage;
+    if (measured(it)) {
+      const auto& p = spec.parallel;
+      bytes["pp"] += bytes_sent * p.tp * p.cp * p.dp / spec.iterations;
+    }
+  }
+
+  void push_dp(int stage, const models::LlmComm* c) {
+    DpStream& d = dp_stream[static_cast<std::size_t>(stage)];
+    const std::unique_lock lock(*d.mutex);
+    d.queue.push_back(c);
+    if (c) ++d.pushed;
+    d.cv->notify_all();
+  }
+
+  // Blocks until the stage's DP stream has finished `target` collectives; exposed DP time.
+  void wait_dp(int stage, int it, int target) {
+    DpStream& d = dp_stream[static_cast<std::size_t>(stage)];
+    const double t0 = sg4::Engine::get_clock();
+    {
+      std::unique_lock lock(*d.mutex);
+      while (d.done < target) d.cv->wait(lock);
+    }
+    const double waited = sg4::Engine::get_clock() - t0;
+    add_wait(stage, models::CommGroup::kDp, it, waited);
+    if (waited > 0.0) record(stage, "dp", it, t0, "dp.wait");
+  }
+
+  void dp_main(int stage) {
+    DpStream& d = dp_stream[static_cast<std::size_t>(stage)];
+    Communicator& comm = *dp[static_cast<std::size_t>(stage)];
+    int it_seen = 0;
+    for (;;) {
+      const models::LlmComm* c = nullptr;
+      {
+        std::unique_lock lock(*d.mutex);
+        while (d.queue.empty()) d.cv->wait(lock);
+        c = d.queue.front();
+        d.queue.pop_front();
+      }
+      if (!c) return;
+      const double t0 = sg4::Engine::get_clock();
+      it_seen = barrier_epoch;
+      count_bytes(stage, *c, it_seen);
+      algorithm_of(c->kind).start(comm, c->bytes, c->steps, spec.dp_flow_factor).wait();
+      record(stage, "dp", it_seen, t0, c->name);
+      const std::unique_lock lock(*d.mutex);
+      ++d.done;
+      d.cv->notify_all();
+    }
+  }
+
+  void barrier(int stage, int it) {
+    const double t0 = sg4::Engine::get_clock();
+    {
+      std::unique_lock lock(*barrier_mutex);
+      if (++arrived == pp) {
+        arrived = 0;
+        ++barrier_epoch;
+        iteration_end.push_back(t0);
+        barrier_cv->notify_all();
+      } else {
+        while (barrier_epoch <= it) barrier_cv->wait(lock);
+      }
+    }
+    if (measured(it))
+      acc[static_cast<std::size_t>(stage)].bubble_s += sg4::Engine::get_clock() - t0;
+    if (stage == 0 && spec.on_iteration) spec.on_iteration(it + 1, total_iterations);
+  }
+
+  void stage_main(int stage) {
+    for (int c = stage; c < chunks; c += pp) {
+      fwd_in[static_cast<std::size_t>(c)]->set_receiver(sg4::Actor::self());
+      bwd_in[static_cast<std::size_t>(c)]->set_receiver(sg4::Actor::self());
+    }
+    const auto& p = spec.parallel;
+    const bool zero3 = p.zero_stage >= 3;
+    const auto& tasks = order[static_cast<std::size_t>(stage)];
+    const auto gathers_of = [&](int c) {
+      std::vector<const models::LlmComm*> g;
+      for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(c)].dp_comms)
+        if (is_gather(x)) g.push_back(&x);
+      return g;
+    };
+    std::vector<int> gathered(static_cast<std::size_t>(chunks), 0);  // DP target per chunk
+    for (int it = 0; it < total_iterations; ++it) {
+      std::vector<int> backwards(static_cast<std::size_t>(chunks), 0);
+      // ZeRO-3: the chunk's parameters are gathered before each of its tasks; with prefetch the
+      // gather of task i + 1 is launched when task i starts.
+      const auto launch_gather = [&](std::size_t i) {
+        const int c = tasks[i].chunk;
+        for (const models::LlmComm* g : gathers_of(c)) push_dp(stage, g);
+        gathered[static_cast<std::size_t>(c)] = dp_stream[static_cast<std::size_t>(stage)].pushed;
+      };
+      if (zero3 && p.overlap_param_gather && !tasks.empty()) launch_gather(0);
+      for (std::size_t i = 0; i < tasks.size(); ++i) {
+        const PipelineTask& t = tasks[i];
+        const PricedChunk& pc = spec.chunks[static_cast<std::size_t>(t.chunk)];
+        const std::string label = std::string(t.forward ? "F" : "B") + ".c" +
+                                  std::to_string(t.chunk) + ".mb" + std::to_string(t.microbatch);
+        if (zero3 && !p.overlap_param_gather) launch_gather(i);
+        wait_dp(stage, it, gathered[static_cast<std::size_t>(t.chunk)]);
+        if (zero3 && p.overlap_param_gather && i + 1 < tasks.size()) launch_gather(i + 1);
+        if (t.forward) {
+          if (t.chunk > 0) receive(stage, it, fwd_in[static_cast<std::size_t>(t.chunk)], label);
+          run_segments(stage, it, pc.forward, label);
+          if (t.chunk + 1 < chunks)
+            send(stage, it, fwd_in[static_cast<std::size_t>(t.chunk + 1)], pc.send_forward_bytes);
+        } else {
+          if (t.chunk + 1 < chunks)
+            receive(stage, it, bwd_in[static_cast<std::size_t>(t.chunk)], label);
+          run_segments(stage, it, pc.backward, label);
+          if (t.chunk > 0)
+            send(stage, it, bwd_in[static_cast<std::size_t>(t.chunk - 1)], pc.send_backward_bytes);
+          if (++backwards[static_cast<std::size_t>(t.chunk)] == m && p.overlap_dp_comm)
+            for (const models::LlmComm& c : pc.dp_comms)
+              if (!is_gather(c)) push_dp(stage, &c);
+        }
+      }
+      if (!p.overlap_dp_comm)
+        for (int c = stage; c < chunks; c += pp)
+          for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(c)].dp_comms)
+            if (!is_gather(x)) push_dp(stage, &x);
+      wait_dp(stage, it, dp_stream[static_cast<std::size_t>(stage)].pushed);
+      double opt = 0.0;
+      for (int c = stage; c < chunks; c += pp)
+        opt += spec.chunks[static_cast<std::size_t>(c)].optimizer_s;
+      const double t0 = sg4::Engine::get_clock();
+      if (opt > 0.0) sg4::this_actor::sleep_for(opt);
+      if (measured(it)) acc[static_cast<std::size_t>(stage)].optimizer_s += opt;
+      record(stage, "compute", it, t0, "optimizer");
+      if (!zero3) {
+        // Distributed optimizer / ZeRO-1/2: the updated shards are all-gathered; with the overlap
+        // switch under the next iteration's forward (each chunk's first forward waits for its
+        // own), otherwise now.
+        for (int c = stage; c < chunks; c += pp) {
+          for (const models::LlmComm* g : gathers_of(c)) push_dp(stage, g);
+          gathered[static_cast<std::size_t>(c)] = dp_stream[static_cast<std::size_t>(stage)].pushed;
+        }
+        if (!p.overlap_param_gather)
+          wait_dp(stage, it, dp_stream[static_cast<std::size_t>(stage)].pushed);
+      }
+      barrier(stage, it);
+    }
+    push_dp(stage, nullptr);
+  }
+};
+
+PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec)
+    : state_(std::make_unique<State>(std::move(spec))) {
+  State& s = *state_;
+  const models::ParallelConfig& p = s.spec.parallel;
+  s.pp = p.pp;
+  s.v = p.schedule == models::PipelineSchedule::kInterleaved1F1B ? p.virtual_stages : 1;
+  s.chunks = s.pp * s.v;
+  s.m = static_cast<int>(p.micro_batches());
+  s.total_iterations = s.spec.warmup + s.spec.iterations;
+  if (s.spec.iterations < 1 || s.spec.warmup < 0)
+    throw std::invalid_argument("pipeline job: need iterations >= 1 and warmup >= 0");
+  if (static_cast<int>(s.spec.chunks.size()) != s.chunks)
+    throw std::invalid_argument(
+        "pipeline job: " + std::to_string(s.spec.chunks.size()) +
+        " priced chunks for pp x virtual stages = " + std::to_string(s.chunks));
+  if (s.m < 1) throw std::invalid_argument("pipeline job: no micro-batch per iteration");
+  const int gpn = s.spec.gpus_per_node;
+  if (gpn < 1 || static_cast<long>(s.spec.nodes.size()) * gpn != s.layout.ranks())
+    throw std::invalid_argument("pipeline job: " + std::to_string(s.spec.nodes.size()) +
+                                " nodes x " + std::to_string(gpn) + " GPUs for " +
+                                std::to_string(s.layout.ranks()) + " ranks");
+  const auto host_of = [&](int rank) {
+    const GpuSlot g = slot_of(rank, gpn);
+    return platform.gpu(s.spec.nodes[static_cast<std::size_t>(g.node)], g.local);
+  };
+  const auto comm_of = [&](models::ParallelDim d, const RankCoord& base) {
+    std::vector<sg4::Host*> hosts;
+    for (int r : s.layout.group(d, base)) hosts.push_back(host_of(r));
+    return std::make_unique<Communicator>(std::move(hosts));
+  };
+  for (int st = 0; st < s.pp; ++st) {
+    RankCoord base;
+    base.pp = st;
+    s.stage_host.push_back(host_of(s.layout.rank_of(base)));
+    s.tp.push_back(comm_of(models::ParallelDim::kTp, base));
+    s.cp.push_back(comm_of(models::ParallelDim::kCp, base));
+    s.dp.push_back(comm_of(models::ParallelDim::kDp, base));
+    s.order.push_back(stage_order(p.schedule, s.pp, s.v, s.m, st));
+  }
+  for (int c = 0; c < s.chunks; ++c) {
+    s.fwd_in.push_back(sg4::Mailbox::by_name(s.spec.name + ".c" + std::to_string(c) + ".f"));
+    s.bwd_in.push_back(sg4::Mailbox::by_name(s.spec.name + ".c" + std::to_string(c) + ".b"));
+  }
+  s.dp_stream = std::vector<State::DpStream>(static_cast<std::size_t>(s.pp));
+  s.acc.assign(static_cast<std::size_t>(s.pp), {});
+  for (int st = 0; st < s.pp; ++st) {
+    sg4::Host* h = s.stage_host[static_cast<std::size_t>(st)];
+    sg4::Actor::create(s.spec.name + ".stage" + std::to_string(st), h,
+                       [&s, st] { s.stage_main(st); });
+    sg4::Actor::create(s.spec.name + ".dp" + std::to_string(st), h, [&s, st] { s.dp_main(st); });
+  }
+}
+
+PipelineJob::~PipelineJob() = default;
+
+PipelineResult PipelineJob::result() const {
+  const State& s = *state_;
+  PipelineResult r;
+  r.name = s.spec.name;
+  r.gpus = s.layout.ranks();
+  r.microbatches = s.m;
+  if (static_cast<int>(s.iteration_end.size()) != s.total_iterations)
+    throw std::logic_error("pipeline job: the engine has not run every iteration");
+  double sum = 0.0;
+  for (int it = s.spec.warmup; it < s.total_iterations; ++it) {
+    const double start = it == 0 ? 0.0 : s.iteration_end[static_cast<std::size_t>(it - 1)];
+    const double t = s.iteration_end[static_cast<std::size_t>(it)] - start;
+    r.iteration_times_s.push_back(t);
+    sum += t;
+  }
+  r.iteration_time_s = sum / s.spec.iterations;
+  for (StageBreakdown b : s.acc) {
+    const double n = s.spec.iterations;
+    for (double* x : {&b.compute_s, &b.optimizer_s, &b.bubble_s, &b.exposed_tp_s, &b.exposed_cp_s,
+                      &b.exposed_pp_s, &b.exposed_dp_s})
+      *x /= n;
+    r.stages.push_back(b);
+  }
+  r.bytes_per_iteration = s.bytes;
+  r.intervals = s.intervals;
+  return r;
+}
+
+}  // namespace scalecast::sim
