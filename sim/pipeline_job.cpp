@@ -45,6 +45,7 @@ const char* group_name(models::CommGroup g) {
     case models::CommGroup::kCp:
       return "cp";
     case models::CommGroup::kDp:
+    case models::CommGroup::kDpCp:
       return "dp";
     case models::CommGroup::kPp:
       return "pp";
@@ -54,6 +55,10 @@ const char* group_name(models::CommGroup g) {
 
 bool is_gather(const models::LlmComm& c) { return c.kind == models::CommKind::kAllGather; }
 
+// The call's buffer as the Collective classes take it: the whole tensor (all-gather: the gathered
+// output), per transfer for a ring exchange.
+double call_bytes(const models::LlmComm& c) { return c.full_bytes > 0.0 ? c.full_bytes : c.bytes; }
+
 }  // namespace
 
 struct PipelineJob::State {
@@ -61,9 +66,9 @@ struct PipelineJob::State {
   int pp = 1, v = 1, m = 1, chunks = 1, total_iterations = 1;
   RankLayout layout;
   std::vector<sg4::Host*> stage_host;
-  std::vector<std::unique_ptr<Communicator>> tp, cp, dp;  // per stage
-  std::vector<std::vector<PipelineTask>> order;           // per stage
-  std::vector<sg4::Mailbox*> fwd_in, bwd_in;              // per global chunk
+  std::vector<std::unique_ptr<Communicator>> tp, cp, dp, dpcp;  // per stage
+  std::vector<std::vector<PipelineTask>> order;                 // per stage
+  std::vector<sg4::Mailbox*> fwd_in, bwd_in;                    // per global chunk
   // The data-parallel stream of a stage: collectives in launch order.
   struct DpStream {
     std::deque<const models::LlmComm*> queue;  // nullptr: stop
@@ -100,6 +105,7 @@ struct PipelineJob::State {
         b.exposed_cp_s += waited;
         break;
       case models::CommGroup::kDp:
+      case models::CommGroup::kDpCp:
         b.exposed_dp_s += waited;
         break;
       case models::CommGroup::kPp:
@@ -110,7 +116,16 @@ struct PipelineJob::State {
 
   Communicator& comm_of(int stage, models::CommGroup g) {
     const auto s = static_cast<std::size_t>(stage);
-    return g == models::CommGroup::kCp ? *cp[s] : g == models::CommGroup::kDp ? *dp[s] : *tp[s];
+    switch (g) {
+      case models::CommGroup::kCp:
+        return *cp[s];
+      case models::CommGroup::kDp:
+        return *dp[s];
+      case models::CommGroup::kDpCp:
+        return *dpcp[s];
+      default:
+        return *tp[s];
+    }
   }
 
   // Bytes put on the wire by every GPU of the job for one call of `c` on this stage's group.
@@ -119,7 +134,7 @@ struct PipelineJob::State {
     const Communicator& comm = comm_of(stage, c.group);
     const int n = comm.size();
     if (n <= 1) return;
-    const double per_member = algorithm_of(c.kind).bytes_sent_per_member(n, c.bytes, c.steps);
+    const double per_member = algorithm_of(c.kind).bytes_sent_per_member(n, call_bytes(c), c.steps);
     const auto& p = spec.parallel;
     const double groups = static_cast<double>(p.tp) * p.cp * p.dp / n;  // of this stage
     bytes[group_name(c.group)] += per_member * n * groups / spec.iterations;
@@ -148,9 +163,9 @@ struct PipelineJob::State {
       drain();
       for (const models::LlmComm& c : seg.comms) {
         Communicator& comm = comm_of(stage, c.group);
-        if (comm.size() <= 1 || c.bytes <= 0.0) continue;
+        if (comm.size() <= 1 || call_bytes(c) <= 0.0) continue;
         count_bytes(stage, c, it);
-        CollectiveCall call = algorithm_of(c.kind).start(comm, c.bytes, c.steps);
+        CollectiveCall call = algorithm_of(c.kind).start(comm, call_bytes(c), c.steps);
         if (spec.parallel.overlap_tp_comm && c.overlappable) {
           pending.emplace_back(std::move(call), c.group);
         } else {
@@ -212,7 +227,6 @@ struct PipelineJob::State {
 
   void dp_main(int stage) {
     DpStream& d = dp_stream[static_cast<std::size_t>(stage)];
-    Communicator& comm = *dp[static_cast<std::size_t>(stage)];
     int it_seen = 0;
     for (;;) {
       const models::LlmComm* c = nullptr;
@@ -226,7 +240,9 @@ struct PipelineJob::State {
       const double t0 = sg4::Engine::get_clock();
       it_seen = barrier_epoch;
       count_bytes(stage, *c, it_seen);
-      algorithm_of(c->kind).start(comm, c->bytes, c->steps, spec.dp_flow_factor).wait();
+      algorithm_of(c->kind)
+          .start(comm_of(stage, c->group), call_bytes(*c), c->steps, spec.dp_flow_factor)
+          .wait();
       record(stage, "dp", it_seen, t0, c->name);
       const std::unique_lock lock(*d.mutex);
       ++d.done;
@@ -258,33 +274,41 @@ struct PipelineJob::State {
       bwd_in[static_cast<std::size_t>(c)]->set_receiver(sg4::Actor::self());
     }
     const auto& p = spec.parallel;
-    const bool zero3 = p.zero_stage >= 3;
     const auto& tasks = order[static_cast<std::size_t>(stage)];
-    const auto gathers_of = [&](int c) {
+    DpStream& d = dp_stream[static_cast<std::size_t>(stage)];
+    // Per-micro-batch parameter gathers (ZeRO-3 / FSDP) of a task: the chunk's ".backward" ones
+    // before a backward, the others before a forward.
+    const auto task_gathers = [&](const PipelineTask& t) {
       std::vector<const models::LlmComm*> g;
-      for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(c)].dp_comms)
-        if (is_gather(x)) g.push_back(&x);
+      for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(t.chunk)].dp_comms) {
+        if (!is_gather(x) || !x.per_micro_batch) continue;
+        const bool bwd =
+            x.name.size() >= 8 && x.name.compare(x.name.size() - 8, 8, "backward") == 0;
+        if (bwd == !t.forward) g.push_back(&x);
+      }
       return g;
     };
-    std::vector<int> gathered(static_cast<std::size_t>(chunks), 0);  // DP target per chunk
+    std::vector<int> chunk_ready(static_cast<std::size_t>(chunks), 0);  // DP target per chunk
+    std::vector<int> task_ready(tasks.size(), 0);                       // DP target per task
     for (int it = 0; it < total_iterations; ++it) {
       std::vector<int> backwards(static_cast<std::size_t>(chunks), 0);
-      // ZeRO-3: the chunk's parameters are gathered before each of its tasks; with prefetch the
-      // gather of task i + 1 is launched when task i starts.
-      const auto launch_gather = [&](std::size_t i) {
-        const int c = tasks[i].chunk;
-        for (const models::LlmComm* g : gathers_of(c)) push_dp(stage, g);
-        gathered[static_cast<std::size_t>(c)] = dp_stream[static_cast<std::size_t>(stage)].pushed;
+      // Launches task i's per-micro-batch gathers; with prefetch task i + 1's go when i starts.
+      const auto launch = [&](std::size_t i) {
+        const auto g = task_gathers(tasks[i]);
+        for (const models::LlmComm* x : g) push_dp(stage, x);
+        task_ready[i] = g.empty() ? 0 : d.pushed;
       };
-      if (zero3 && p.overlap_param_gather && !tasks.empty()) launch_gather(0);
+      if (p.overlap_param_gather && !tasks.empty()) launch(0);
       for (std::size_t i = 0; i < tasks.size(); ++i) {
         const PipelineTask& t = tasks[i];
         const PricedChunk& pc = spec.chunks[static_cast<std::size_t>(t.chunk)];
         const std::string label = std::string(t.forward ? "F" : "B") + ".c" +
                                   std::to_string(t.chunk) + ".mb" + std::to_string(t.microbatch);
-        if (zero3 && !p.overlap_param_gather) launch_gather(i);
-        wait_dp(stage, it, gathered[static_cast<std::size_t>(t.chunk)]);
-        if (zero3 && p.overlap_param_gather && i + 1 < tasks.size()) launch_gather(i + 1);
+        if (!p.overlap_param_gather) launch(i);
+        wait_dp(stage, it,
+                std::max(task_ready[i],
+                         t.forward ? chunk_ready[static_cast<std::size_t>(t.chunk)] : 0));
+        if (p.overlap_param_gather && i + 1 < tasks.size()) launch(i + 1);
         if (t.forward) {
           if (t.chunk > 0) receive(stage, it, fwd_in[static_cast<std::size_t>(t.chunk)], label);
           run_segments(stage, it, pc.forward, label);
@@ -296,16 +320,25 @@ struct PipelineJob::State {
           run_segments(stage, it, pc.backward, label);
           if (t.chunk > 0)
             send(stage, it, bwd_in[static_cast<std::size_t>(t.chunk - 1)], pc.send_backward_bytes);
-          if (++backwards[static_cast<std::size_t>(t.chunk)] == m && p.overlap_dp_comm)
-            for (const models::LlmComm& c : pc.dp_comms)
-              if (!is_gather(c)) push_dp(stage, &c);
+          // Gradient reductions: per micro-batch ones (ZeRO-3) after each backward, the others
+          // after the chunk's last backward (overlapped with the rest of the backward pass).
+          const bool last = ++backwards[static_cast<std::size_t>(t.chunk)] == m;
+          for (const models::LlmComm& c : pc.dp_comms) {
+            if (is_gather(c)) continue;
+            if (c.per_micro_batch) {
+              push_dp(stage, &c);
+              if (!p.overlap_dp_comm) wait_dp(stage, it, d.pushed);
+            } else if (last && p.overlap_dp_comm) {
+              push_dp(stage, &c);
+            }
+          }
         }
       }
       if (!p.overlap_dp_comm)
         for (int c = stage; c < chunks; c += pp)
           for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(c)].dp_comms)
-            if (!is_gather(x)) push_dp(stage, &x);
-      wait_dp(stage, it, dp_stream[static_cast<std::size_t>(stage)].pushed);
+            if (!is_gather(x) && !x.per_micro_batch) push_dp(stage, &x);
+      wait_dp(stage, it, d.pushed);
       double opt = 0.0;
       for (int c = stage; c < chunks; c += pp)
         opt += spec.chunks[static_cast<std::size_t>(c)].optimizer_s;
@@ -313,17 +346,15 @@ struct PipelineJob::State {
       if (opt > 0.0) sg4::this_actor::sleep_for(opt);
       if (measured(it)) acc[static_cast<std::size_t>(stage)].optimizer_s += opt;
       record(stage, "compute", it, t0, "optimizer");
-      if (!zero3) {
-        // Distributed optimizer / ZeRO-1/2: the updated shards are all-gathered; with the overlap
-        // switch under the next iteration's forward (each chunk's first forward waits for its
-        // own), otherwise now.
-        for (int c = stage; c < chunks; c += pp) {
-          for (const models::LlmComm* g : gathers_of(c)) push_dp(stage, g);
-          gathered[static_cast<std::size_t>(c)] = dp_stream[static_cast<std::size_t>(stage)].pushed;
-        }
-        if (!p.overlap_param_gather)
-          wait_dp(stage, it, dp_stream[static_cast<std::size_t>(stage)].pushed);
+      // Distributed optimizer / ZeRO-1/2: the updated shards are all-gathered; with the overlap
+      // switch under the next iteration's forward (each chunk's first forward waits for its
+      // own), otherwise now.
+      for (int c = stage; c < chunks; c += pp) {
+        for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(c)].dp_comms)
+          if (is_gather(x) && !x.per_micro_batch) push_dp(stage, &x);
+        chunk_ready[static_cast<std::size_t>(c)] = d.pushed;
       }
+      if (!p.overlap_param_gather) wait_dp(stage, it, d.pushed);
       barrier(stage, it);
     }
     push_dp(stage, nullptr);
@@ -367,6 +398,16 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
     s.tp.push_back(comm_of(models::ParallelDim::kTp, base));
     s.cp.push_back(comm_of(models::ParallelDim::kCp, base));
     s.dp.push_back(comm_of(models::ParallelDim::kDp, base));
+    // DP x CP (the ranks that hold the same weights), in rank order.
+    std::vector<int> ranks;
+    for (int c : s.layout.group(models::ParallelDim::kCp, base)) {
+      for (int r : s.layout.group(models::ParallelDim::kDp, s.layout.coord_of(c)))
+        ranks.push_back(r);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    std::vector<sg4::Host*> hosts;
+    for (int r : ranks) hosts.push_back(host_of(r));
+    s.dpcp.push_back(std::make_unique<Communicator>(std::move(hosts)));
     s.order.push_back(stage_order(p.schedule, s.pp, s.v, s.m, st));
   }
   for (int c = 0; c < s.chunks; ++c) {

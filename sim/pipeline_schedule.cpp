@@ -5,18 +5,6 @@
 
 namespace scalecast::sim {
 
-const char* to_string(models::PipelineSchedule s) {
-  switch (s) {
-    case models::PipelineSchedule::kGPipe:
-      return "gpipe";
-    case models::PipelineSchedule::k1F1B:
-      return "1f1b";
-    case models::PipelineSchedule::kInterleaved1F1B:
-      return "interleaved_1f1b";
-  }
-  return "?";
-}
-
 std::vector<PipelineTask> stage_order(models::PipelineSchedule schedule, int pp, int virtual_stages,
                                       int m, int rank) {
   if (pp < 1 || m < 1 || virtual_stages < 1 || rank < 0 || rank >= pp)

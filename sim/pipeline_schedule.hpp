@@ -26,6 +26,4 @@ struct PipelineTask {
 std::vector<PipelineTask> stage_order(models::PipelineSchedule schedule, int pp, int virtual_stages,
                                       int microbatches, int rank);
 
-const char* to_string(models::PipelineSchedule s);
-
 }  // namespace scalecast::sim

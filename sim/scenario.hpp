@@ -5,6 +5,7 @@
 // the YAML tree before validation, so they are checked exactly like the file.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "common/precision.hpp"
 #include "sim/collective_config.hpp"
 #include "sim/input_pipeline.hpp"
+#include "sim/llm_setup.hpp"
 #include "sim/simulated_platform.hpp"
 
 namespace scalecast::sim {
@@ -70,6 +72,10 @@ struct Scenario {
   double straggler_slowdown = 1.0;       // variability.straggler_slowdown
   bool memory_check = true;              // reject a model/batch/precision that does not fit
   std::string resolved_yaml;             // the scenario after overrides, for the output folder
+  // LLM training (`parallel:` with a transformer model): the point runs the pipeline job
+  // (sim/llm_runner.hpp); `nodes` then has one entry and batch, precision and sequence length
+  // are parallel's.
+  std::optional<LlmSetup> llm;
 };
 
 // "key.path=value" pairs from --set.
