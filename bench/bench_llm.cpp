@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/config_error.hpp"
 #include "sim/llm_runner.hpp"
 #include "sim/scenario.hpp"
 
@@ -32,7 +33,18 @@ class RooflineCost : public calibration::CostModel {
 
 }  // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_llm: %s\n", e.what());
+    return 1;
+  }
+}
+
+int run(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: bench_llm SCENARIO.yaml [key=value ...]\n");
     return 2;
