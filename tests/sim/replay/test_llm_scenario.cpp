@@ -156,4 +156,34 @@ TEST_SUITE("unit") {
     CHECK(table.find("bottleneck: stage") != std::string::npos);
     std::filesystem::remove_all(base);
   }
+
+  TEST_CASE("llm placement: stage_gpus puts each stage on its GPU type and names the bottleneck") {
+    // Llama 3 8B, TP 8 (one DGX per stage), PP 2: stage 0 on an A100 node, stage 1 on a V100
+    // node of the heterogeneous machine. The V100 stage computes slower: it is the bottleneck.
+    const std::string text =
+        "platform: hetero-v100-a100\nmodel: llama3_8b\nnodes: 2\ngpus_per_node: 8\n"
+        "placement: spread\niterations: 1\nwarmup: 0\nnetwork: ideal\n"
+        "stage_gpus: [a100-sxm4-80gb, v100-sxm2]\n"
+        "parallel:\n  tp: 8\n  pp: 2\n  micro_batch: 1\n  global_batch: 8\n  seq_len: 2048\n"
+        "  precision: fp16\n";
+    const Scenario s = load_scenario_text(text, "hetero.yaml");
+    const RooflineCost cost;
+    const LlmPointResult r = run_llm_point(s, {2, 0}, cost);
+    REQUIRE(r.stage_gpu.size() == 2);
+    CHECK(r.stage_gpu[0] == "a100-sxm4-80gb");
+    CHECK(r.stage_gpu[1] == "v100-sxm2");
+    CHECK(r.bottleneck_stage == 1);
+    INFO("stage compute: " << r.pipeline.stages[0].compute_s << " s (A100), "
+                           << r.pipeline.stages[1].compute_s << " s (V100)");
+    CHECK(r.pipeline.stages[1].compute_s > 1.5 * r.pipeline.stages[0].compute_s);
+    CHECK(r.peak_basis.find("v100-sxm2") != std::string::npos);  // MFU against the slowest GPU
+
+    const std::string count = error_of(
+        "platform: hetero-v100-a100\nmodel: llama3_8b\nnodes: 2\ngpus_per_node: 8\n"
+        "stage_gpus: [v100-sxm2]\nparallel:\n  tp: 8\n  pp: 2\n  global_batch: 8\n"
+        "  precision: fp16\n");
+    INFO(count);
+    CHECK(count.find("bad.yaml:5:") != std::string::npos);
+    CHECK(count.find("one GPU type per pipeline stage") != std::string::npos);
+  }
 }
