@@ -13,6 +13,7 @@
 #include "common/units.hpp"
 #include "models/model_yaml.hpp"
 #include "models/training_step.hpp"
+#include "models/transformer.hpp"
 #include "models/zoo.hpp"
 
 namespace scalecast::cli {
@@ -44,9 +45,47 @@ std::string description_of(const models::Model& m) {
   return "from " + m.source;
 }
 
+// An LLM-zoo transformer or a `transformer:` model file: the architecture, parameter count and
+// FLOPs per token (models/README.md, "LLM models").
+int describe_transformer(const models::TransformerSpec& m, const DescribeModelOptions& options) {
+  if (options.yaml) {
+    fmt::print("{}", models::to_yaml(m));
+    return kExitOk;
+  }
+  const std::int64_t s = options.seq_len > 0 ? options.seq_len : m.seq_len;
+  const models::FlopCount f = models::transformer_flops(m, s);
+  const models::FlopCount half = models::transformer_flops(m, s, true);
+  const double tokens = static_cast<double>(s);
+  fmt::print("model      {} (transformer; {})\n", m.name,
+             m.source == "zoo" ? m.citation : "from " + m.source);
+  fmt::print("shape      {}\n\n", models::describe(m));
+  fmt::print("parameters                {}\n",
+             grouped(static_cast<double>(models::parameter_count(m))));
+  fmt::print("  per block               {}\n",
+             grouped(static_cast<double>(models::layer_parameter_count(m))));
+  fmt::print("  GEMM weights (N of 6N)  {}\n",
+             grouped(static_cast<double>(models::gemm_parameter_count(m))));
+  fmt::print("\nFLOPs at sequence {} (1 MAC = 2 FLOP)\n", s);
+  fmt::print(
+      "  forward per sequence    {}FLOP (blocks' GEMMs {}FLOP, attention {}FLOP, logits "
+      "{}FLOP)\n",
+      si(f.forward) + " ", si(static_cast<double>(m.layers) * f.layer_gemm) + " ",
+      si(static_cast<double>(m.layers) * f.layer_attention) + " ", si(f.logits) + " ");
+  fmt::print("  forward per token       {}FLOP\n", si(f.forward / tokens) + " ");
+  fmt::print("  training per token      {}FLOP (3 x forward = 6N + 12 l h s; MFU numerator)\n",
+             si(f.model_per_token()) + " ");
+  fmt::print("  causal half             {}FLOP per token (attention's masked half skipped)\n",
+             si(half.model_per_token()) + " ");
+  fmt::print("  full recompute          {}FLOP per token (HFU: + every block's forward)\n",
+             si((4.0 * f.forward - f.logits) / tokens) + " ");
+  return kExitOk;
+}
+
 }  // namespace
 
 int describe_model(const DescribeModelOptions& options) {
+  if (auto spec = models::load_transformer(options.name))
+    return describe_transformer(*spec, options);
   models::Model model;
   try {
     model = models::load_model(options.name);

@@ -17,16 +17,24 @@
 
 namespace scalecast::models {
 
-enum class CommGroup { kTp, kCp, kDp, kPp };
+// kDpCp (added): data x context parallel ranks, which hold the same weights and so reduce
+// gradients (and shard ZeRO state) together, as Megatron-LM does when cp > 1.
+enum class CommGroup { kTp, kCp, kDp, kPp, kDpCp };
 enum class CommKind { kAllReduce, kReduceScatter, kAllGather, kSendRecv };
 
 struct LlmComm {
   std::string name;                  // "layer3.attn.tp_allreduce"
   CommGroup group = CommGroup::kTp;  // the communicator it runs on
   CommKind kind = CommKind::kAllReduce;
-  double bytes = 0.0;                // buffer bytes per GPU (the collective's input size)
-  int steps = 1;                     // kSendRecv ring steps (CP: cp - 1 K/V exchanges)
-  bool overlappable = false;         // may run under the next segment's compute
+  double bytes = 0.0;         // buffer bytes per GPU (the collective's input size)
+  int steps = 1;              // kSendRecv ring steps (CP: cp - 1 K/V exchanges)
+  bool overlappable = false;  // may run under the next segment's compute
+  // Added. The whole tensor: = bytes for all-reduce and reduce-scatter (input = whole), the
+  // gathered output (bytes x group size) for all-gather; = bytes for kSendRecv (per step).
+  double full_bytes = 0.0;
+  // Added. dp_comms only: runs once per micro-batch (ZeRO-3 / FSDP parameter all-gather before
+  // each forward and backward, and its gradient reduce-scatter) instead of once per iteration.
+  bool per_micro_batch = false;
 };
 
 // Ops run in order on the compute stream, then `comms` (in order) before the next segment.
@@ -37,18 +45,31 @@ struct LlmSegment {
 
 struct ChunkStep {
   ChunkLayers layers;
-  std::vector<LlmSegment> forward;    // one micro-batch
-  std::vector<LlmSegment> backward;   // one micro-batch (recomputation included per policy)
-  double send_forward_bytes = 0.0;    // activation to the next chunk (0 for the last)
-  double send_backward_bytes = 0.0;   // its gradient back to the previous chunk (0 for the first)
-  std::int64_t parameters = 0;        // parameters of this chunk on this GPU (after TP split)
-  // Per iteration: gradient reduction over DP (all-reduce for ZeRO 0/1, reduce-scatter for 2/3),
-  // parameter all-gather (ZeRO 1/2 after the optimizer; ZeRO 3 before every forward/backward).
+  std::vector<LlmSegment> forward;   // one micro-batch
+  std::vector<LlmSegment> backward;  // one micro-batch (recomputation included per policy)
+  double send_forward_bytes = 0.0;   // activation to the next chunk (0 for the last)
+  double send_backward_bytes = 0.0;  // its gradient back to the previous chunk (0 for the first)
+  std::int64_t parameters = 0;       // parameters of this chunk on this GPU (after TP split)
+  // Per iteration: gradient reduction over DP (all-reduce for ZeRO 0; reduce-scatter for 1/2/3, as
+  // Megatron's distributed optimizer and FSDP do, the same volume as the all-reduce: Rajbhandari
+  // et al. 2020 sec. 7.2), parameter all-gather (ZeRO 1/2 after the optimizer; ZeRO 3 before
+  // every forward and backward, per_micro_batch).
   std::vector<LlmComm> dp_comms;
-  std::vector<Op> optimizer_ops;      // the optimizer step on this GPU's shard
+  std::vector<Op> optimizer_ops;  // the optimizer step on this GPU's shard
 };
 
 // One entry per chunk (pp * virtual_stages).
 std::vector<ChunkStep> build_llm_step(const TransformerSpec& model, const ParallelConfig& config);
+
+// Added. Bytes per element of the DP gradient reduction (fp32: Megatron's bf16 default
+// accumulates and reduces main gradients in fp32, as FSDP2's reduce_dtype in TorchTitan) and of
+// the ZeRO parameter all-gather (the bf16 working copy).
+inline constexpr double kGradReduceBytes = 4.0, kParamGatherBytes = 2.0;
+
+// Added. Parameters of one chunk on one GPU after the TP split (column-parallel weights and biases
+// / tp; row-parallel biases, norms and the position table replicated; vocabulary rows ceil(V/tp);
+// a tied output projection on a last chunk that is not the first holds its own copy, as Megatron).
+std::int64_t chunk_parameters(const TransformerSpec& model, const ParallelConfig& config,
+                              const ChunkLayers& chunk);
 
 }  // namespace scalecast::models

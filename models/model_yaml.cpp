@@ -183,6 +183,12 @@ Layer parse_layer(const ConfigNode& node, std::size_t index, const Model& model)
 
 Model parse_model(const ConfigNode& root) {
   if (!root.is_map()) root.fail("expected a model description (a map with 'input' and 'layers')");
+  if (root.has("transformer")) {
+    root.required("transformer")
+        .fail(
+            "a transformer description is not a layer graph: it trains with a `parallel:` map "
+            "(models/README.md, LLM models)");
+  }
   root.check_keys({"name", "input", "optimizer", "layers"});
   Model m;
   m.source = root.file();

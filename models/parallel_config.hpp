@@ -7,11 +7,14 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/transformer.hpp"
 
-namespace scalecast::common { class ConfigNode; }
+namespace scalecast::common {
+class ConfigNode;
+}
 
 namespace scalecast::models {
 
@@ -19,28 +22,40 @@ enum class PipelineSchedule { kGPipe, k1F1B, kInterleaved1F1B };
 enum class Recompute { kNone, kSelective, kFull };
 // ZeRO stage of the data-parallel (sharded) optimizer: 0 = plain DP, 1 = optimizer state
 // (Megatron's distributed optimizer), 2 = + gradients, 3 = + weights (FSDP / FSDP2 full shard).
-enum class LlmPrecision { kBf16, kFp16, kFp8 };  // FP8: GEMMs in FP8 (Transformer Engine), rest bf16
+enum class LlmPrecision {
+  kBf16,
+  kFp16,
+  kFp8
+};  // FP8: GEMMs in FP8 (Transformer Engine), rest bf16
 
 // Rank order from innermost to outermost (Megatron default: tp, cp, dp, pp).
 enum class ParallelDim { kTp, kCp, kDp, kPp };
 
 struct ParallelConfig {
   int tp = 1, pp = 1, cp = 1, dp = 1;
-  int virtual_stages = 1;             // chunks per pipeline rank (interleaved schedule)
-  std::int64_t micro_batch = 1;       // sequences per micro-batch per DP replica
-  std::int64_t global_batch = 1;      // sequences per iteration over all replicas
-  std::int64_t seq_len = 0;           // 0 = the model's default
+  int virtual_stages = 1;         // chunks per pipeline rank (interleaved schedule)
+  std::int64_t micro_batch = 1;   // sequences per micro-batch per DP replica
+  std::int64_t global_batch = 1;  // sequences per iteration over all replicas
+  std::int64_t seq_len = 0;       // 0 = the model's default
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
-  bool sequence_parallel = false;     // TP all-reduce -> reduce-scatter + all-gather; norms sharded
+  bool sequence_parallel = false;  // TP all-reduce -> reduce-scatter + all-gather; norms sharded
   Recompute recompute = Recompute::kNone;
-  int zero_stage = 0;                 // 0..3
+  int zero_stage = 0;  // 0..3
   LlmPrecision precision = LlmPrecision::kBf16;
   // Overlap switches (what the frameworks do when enabled).
-  bool overlap_tp_comm = false;       // TP comm overlapped with GEMMs (TE userbuffers)
-  bool overlap_dp_comm = true;        // DP grad reduce(-scatter) overlapped with backward
-  bool overlap_param_gather = true;   // ZeRO-3/FSDP all-gather prefetch / dist-opt param gather
+  bool overlap_tp_comm = false;      // TP comm overlapped with GEMMs (TE userbuffers)
+  bool overlap_dp_comm = true;       // DP grad reduce(-scatter) overlapped with backward
+  bool overlap_param_gather = true;  // ZeRO-3/FSDP all-gather prefetch / dist-opt param gather
   std::vector<ParallelDim> order = {ParallelDim::kTp, ParallelDim::kCp, ParallelDim::kDp,
                                     ParallelDim::kPp};
+  // Added. Uneven pipeline split (Megatron --decoder-first/last-pipeline-num-layers; Llama 3.1
+  // 405B puts one layer fewer on the first and last of 16 stages for the embedding and the loss):
+  // blocks on the first / last pipeline rank, 0 = the even split. Needs virtual_stages 1.
+  std::int64_t first_stage_layers = 0, last_stage_layers = 0;
+  // Added. Fused attention (FlashAttention): the causal kernel does half the S^2 work and keeps
+  // no S^2 tensor. false: Megatron-2021 unfused attention (full S^2 GEMMs, S^2 softmax and
+  // dropout activations, Korthikanti's 5as/h term).
+  bool flash_attention = true;
   // Derived.
   std::int64_t micro_batches() const {  // per iteration per pipeline
     return dp > 0 && micro_batch > 0 ? global_batch / (dp * micro_batch) : 0;
@@ -56,6 +71,21 @@ struct ParallelConfig {
 // needs virtual_stages > 1 and micro-batches a multiple of pp. Errors are ConfigErrors at the key.
 ParallelConfig parse_parallel(const common::ConfigNode& node, const TransformerSpec& model,
                               int gpus);
+// Added: the same checks on a config built in code (std::invalid_argument naming the field).
+// gpus <= 0: not checked against a GPU count (parse_parallel then needs `dp` or takes 1).
+void check_parallel(const ParallelConfig& config, const TransformerSpec& model, int gpus);
+
+std::string_view to_string(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved"
+std::string_view to_string(Recompute r);         // "none", "selective", "full"
+std::string_view to_string(LlmPrecision p);      // "bf16", "fp16", "fp8"
+std::string_view to_string(ParallelDim d);       // "tp", "cp", "dp", "pp"
+
+// Added. Training FLOPs per token of the whole model at the config's sequence length: model FLOPs
+// (3 x forward, the MFU numerator of Korthikanti et al. / PaLM) or hardware FLOPs (HFU: + the
+// recomputed forward: full = every block's forward, selective = attention's seq^2 terms).
+// `causal_half` as in transformer_flops().
+double training_flops_per_token(const TransformerSpec& model, const ParallelConfig& config,
+                                bool hardware, bool causal_half = false);
 
 // Per-GPU memory of one pipeline stage (closed forms, Korthikanti et al. 2022 for activations,
 // Rajbhandari et al. 2020 for ZeRO): bytes of weights, gradients, optimizer state (+fp32 master),
@@ -70,6 +100,12 @@ struct StageMemory {
 };
 std::vector<StageMemory> estimate_stage_memory(const TransformerSpec& model,
                                                const ParallelConfig& config);
+// Added. Throws std::invalid_argument when a stage's total exceeds `device_bytes`: "pipeline
+// stage 0 needs 93.4 GB per GPU, 13.4 GB more than the device's 80.0 GB (weights ...)".
+void check_stage_memory(const std::vector<StageMemory>& stages, double device_bytes);
+// Added. Workspace per GPU counted in every stage (CUDA context, cuBLAS/NCCL buffers, allocator
+// slack) [assumption], as models/memory_estimate.hpp's fixed term.
+inline constexpr double kLlmWorkspaceBytes = 512.0 * 1024 * 1024;
 
 }  // namespace scalecast::models
 

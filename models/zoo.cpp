@@ -7,6 +7,7 @@
 
 #include "common/config_node.hpp"
 #include "models/model_yaml.hpp"
+#include "models/transformer.hpp"
 
 namespace scalecast::models {
 namespace {
@@ -86,11 +87,18 @@ Model zoo_model(std::string_view name) {
   for (const auto& m : makers()) {
     if (m.entry.name == name) return m.make();
   }
-  const std::string close = common::closest_match(name, zoo_names());
+  if (find_transformer(name)) {
+    throw std::invalid_argument(fmt::format(
+        "'{}' is a transformer of the LLM zoo: it trains with a `parallel:` map (tensor, pipeline, "
+        "context, data parallelism), not as a data-parallel layer graph",
+        name));
+  }
+  std::vector<std::string> all = zoo_names();
+  for (std::string& t : transformer_names()) all.push_back(std::move(t));
+  const std::string close = common::closest_match(name, all);
   throw std::invalid_argument(
-      close.empty()
-          ? fmt::format("unknown model '{}' (zoo: {})", name, fmt::join(zoo_names(), ", "))
-          : fmt::format("unknown model '{}' (did you mean '{}'?)", name, close));
+      close.empty() ? fmt::format("unknown model '{}' (zoo: {})", name, fmt::join(all, ", "))
+                    : fmt::format("unknown model '{}' (did you mean '{}'?)", name, close));
 }
 
 Model load_model(const std::string& name_or_path) {
