@@ -77,6 +77,15 @@ struct PipelineJob::State {
     sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
   };
   std::vector<DpStream> dp_stream;
+  // DP collectives cut into one piece per segment, in proportion to the segments' compute time
+  // (a proxy for their parameters): per chunk and segment, the gradient reductions launched after
+  // the backward segment (the chunk's last micro-batch; every micro-batch for per-micro-batch
+  // ones) and the per-micro-batch parameter gathers of the forward / backward segment. Megatron
+  // and FSDP launch these per bucket / per layer, so they overlap the rest of the pass.
+  struct Pieces {
+    std::vector<std::vector<models::LlmComm>> grad, grad_per_mb, gather_fwd, gather_bwd;
+  };
+  std::vector<Pieces> pieces;  // per chunk
   // The iteration barrier.
   int arrived = 0, barrier_epoch = 0;
   sg4::MutexPtr barrier_mutex = sg4::Mutex::create();
@@ -143,7 +152,9 @@ struct PipelineJob::State {
   // Runs a pass's segments: compute, then its collectives (overlappable ones under the next
   // segment's compute when the TP overlap switch is on).
   void run_segments(int stage, int it, const std::vector<PricedSegment>& segs,
-                    const std::string& label) {
+                    const std::string& label,
+                    const std::function<void(std::size_t)>& before = nullptr,
+                    const std::function<void(std::size_t)>& after = nullptr) {
     std::vector<std::pair<CollectiveCall, models::CommGroup>> pending;
     const auto drain = [&] {
       for (auto& [call, group] : pending) {
@@ -156,10 +167,12 @@ struct PipelineJob::State {
     };
     for (std::size_t k = 0; k < segs.size(); ++k) {
       const PricedSegment& seg = segs[k];
+      if (before) before(k);
       const double t0 = sg4::Engine::get_clock();
       if (seg.compute_s > 0.0) sg4::this_actor::sleep_for(seg.compute_s);
       if (measured(it)) acc[static_cast<std::size_t>(stage)].compute_s += seg.compute_s;
       record(stage, "compute", it, t0, label + ".seg" + std::to_string(k));
+      if (after) after(k);
       drain();
       for (const models::LlmComm& c : seg.comms) {
         Communicator& comm = comm_of(stage, c.group);
@@ -268,6 +281,12 @@ struct PipelineJob::State {
     if (stage == 0 && spec.on_iteration) spec.on_iteration(it + 1, total_iterations);
   }
 
+  // Pushes a list of DP pieces; returns the stream target that covers them (0: nothing).
+  int push_all(int stage, const std::vector<models::LlmComm>& list) {
+    for (const models::LlmComm& c : list) push_dp(stage, &c);
+    return list.empty() ? 0 : dp_stream[static_cast<std::size_t>(stage)].pushed;
+  }
+
   void stage_main(int stage) {
     for (int c = stage; c < chunks; c += pp) {
       fwd_in[static_cast<std::size_t>(c)]->set_receiver(sg4::Actor::self());
@@ -276,68 +295,74 @@ struct PipelineJob::State {
     const auto& p = spec.parallel;
     const auto& tasks = order[static_cast<std::size_t>(stage)];
     DpStream& d = dp_stream[static_cast<std::size_t>(stage)];
-    // Per-micro-batch parameter gathers (ZeRO-3 / FSDP) of a task: the chunk's ".backward" ones
-    // before a backward, the others before a forward.
-    const auto task_gathers = [&](const PipelineTask& t) {
-      std::vector<const models::LlmComm*> g;
-      for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(t.chunk)].dp_comms) {
-        if (!is_gather(x) || !x.per_micro_batch) continue;
-        const bool bwd =
-            x.name.size() >= 8 && x.name.compare(x.name.size() - 8, 8, "backward") == 0;
-        if (bwd == !t.forward) g.push_back(&x);
-      }
-      return g;
+    // A task's per-micro-batch parameter gathers, one list per segment (ZeRO-3 / FSDP).
+    const auto gathers =
+        [&](const PipelineTask& t) -> const std::vector<std::vector<models::LlmComm>>& {
+      const Pieces& pc = pieces[static_cast<std::size_t>(t.chunk)];
+      return t.forward ? pc.gather_fwd : pc.gather_bwd;
     };
-    std::vector<int> chunk_ready(static_cast<std::size_t>(chunks), 0);  // DP target per chunk
-    std::vector<int> task_ready(tasks.size(), 0);                       // DP target per task
+    static const std::vector<models::LlmComm> kNone;
+    const auto piece = [](const std::vector<std::vector<models::LlmComm>>& lists,
+                          std::size_t k) -> const std::vector<models::LlmComm>& {
+      return k < lists.size() ? lists[k] : kNone;
+    };
+    std::vector<int> chunk_ready(static_cast<std::size_t>(chunks), 0);  // ZeRO-1/2 gathers
     for (int it = 0; it < total_iterations; ++it) {
       std::vector<int> backwards(static_cast<std::size_t>(chunks), 0);
-      // Launches task i's per-micro-batch gathers; with prefetch task i + 1's go when i starts.
-      const auto launch = [&](std::size_t i) {
-        const auto g = task_gathers(tasks[i]);
-        for (const models::LlmComm* x : g) push_dp(stage, x);
-        task_ready[i] = g.empty() ? 0 : d.pushed;
-      };
-      if (p.overlap_param_gather && !tasks.empty()) launch(0);
+      // With prefetch, segment k + 1's gathers are launched when segment k starts, and the next
+      // task's first ones when this task's last segment starts (FSDP's prefetch of one layer).
+      int first_ready = 0;  // the current task's segment-0 gathers
+      if (p.overlap_param_gather && !tasks.empty())
+        first_ready = push_all(stage, piece(gathers(tasks[0]), 0));
       for (std::size_t i = 0; i < tasks.size(); ++i) {
         const PipelineTask& t = tasks[i];
         const PricedChunk& pc = spec.chunks[static_cast<std::size_t>(t.chunk)];
+        const Pieces& pcs = pieces[static_cast<std::size_t>(t.chunk)];
         const std::string label = std::string(t.forward ? "F" : "B") + ".c" +
                                   std::to_string(t.chunk) + ".mb" + std::to_string(t.microbatch);
-        if (!p.overlap_param_gather) launch(i);
-        wait_dp(stage, it,
-                std::max(task_ready[i],
-                         t.forward ? chunk_ready[static_cast<std::size_t>(t.chunk)] : 0));
-        if (p.overlap_param_gather && i + 1 < tasks.size()) launch(i + 1);
+        if (t.forward) wait_dp(stage, it, chunk_ready[static_cast<std::size_t>(t.chunk)]);
+        const auto& g = gathers(t);
+        const std::size_t segments = t.forward ? pc.forward.size() : pc.backward.size();
+        std::vector<int> ready(std::max<std::size_t>(1, segments) + 1, 0);
+        ready[0] = first_ready;
+        first_ready = 0;
+        const bool last = !t.forward && backwards[static_cast<std::size_t>(t.chunk)] + 1 == m;
+        const auto before = [&](std::size_t k) {
+          if (!p.overlap_param_gather) ready[k] = push_all(stage, piece(g, k));
+          wait_dp(stage, it, ready[k]);
+          if (!p.overlap_param_gather) return;
+          if (k + 1 < segments) {
+            ready[k + 1] = push_all(stage, piece(g, k + 1));
+          } else if (i + 1 < tasks.size()) {
+            first_ready = push_all(stage, piece(gathers(tasks[i + 1]), 0));
+          }
+        };
+        const auto after = [&](std::size_t k) {
+          if (t.forward) return;
+          // Gradient reductions of this segment's parameters: per micro-batch ones (ZeRO-3)
+          // after every backward, the others after the chunk's last micro-batch (overlapped
+          // with the rest of the backward pass).
+          if (push_all(stage, piece(pcs.grad_per_mb, k)) > 0 && !p.overlap_dp_comm)
+            wait_dp(stage, it, d.pushed);
+          if (last && p.overlap_dp_comm) push_all(stage, piece(pcs.grad, k));
+        };
         if (t.forward) {
           if (t.chunk > 0) receive(stage, it, fwd_in[static_cast<std::size_t>(t.chunk)], label);
-          run_segments(stage, it, pc.forward, label);
+          run_segments(stage, it, pc.forward, label, before, after);
           if (t.chunk + 1 < chunks)
             send(stage, it, fwd_in[static_cast<std::size_t>(t.chunk + 1)], pc.send_forward_bytes);
         } else {
           if (t.chunk + 1 < chunks)
             receive(stage, it, bwd_in[static_cast<std::size_t>(t.chunk)], label);
-          run_segments(stage, it, pc.backward, label);
+          run_segments(stage, it, pc.backward, label, before, after);
           if (t.chunk > 0)
             send(stage, it, bwd_in[static_cast<std::size_t>(t.chunk - 1)], pc.send_backward_bytes);
-          // Gradient reductions: per micro-batch ones (ZeRO-3) after each backward, the others
-          // after the chunk's last backward (overlapped with the rest of the backward pass).
-          const bool last = ++backwards[static_cast<std::size_t>(t.chunk)] == m;
-          for (const models::LlmComm& c : pc.dp_comms) {
-            if (is_gather(c)) continue;
-            if (c.per_micro_batch) {
-              push_dp(stage, &c);
-              if (!p.overlap_dp_comm) wait_dp(stage, it, d.pushed);
-            } else if (last && p.overlap_dp_comm) {
-              push_dp(stage, &c);
-            }
-          }
+          ++backwards[static_cast<std::size_t>(t.chunk)];
         }
       }
       if (!p.overlap_dp_comm)
         for (int c = stage; c < chunks; c += pp)
-          for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(c)].dp_comms)
-            if (!is_gather(x) && !x.per_micro_batch) push_dp(stage, &x);
+          for (const auto& list : pieces[static_cast<std::size_t>(c)].grad) push_all(stage, list);
       wait_dp(stage, it, d.pushed);
       double opt = 0.0;
       for (int c = stage; c < chunks; c += pp)
@@ -415,6 +440,34 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
     s.bwd_in.push_back(sg4::Mailbox::by_name(s.spec.name + ".c" + std::to_string(c) + ".b"));
   }
   s.dp_stream = std::vector<State::DpStream>(static_cast<std::size_t>(s.pp));
+  for (const PricedChunk& pc : s.spec.chunks) {
+    State::Pieces pieces;
+    const auto split = [](const std::vector<PricedSegment>& segs, const models::LlmComm& c,
+                          std::vector<std::vector<models::LlmComm>>& out) {
+      out.resize(std::max<std::size_t>(1, segs.size()));
+      double total = 0.0;
+      for (const PricedSegment& g : segs) total += g.compute_s;
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        const double w = total > 0.0 ? segs[k].compute_s / total : 1.0 / out.size();
+        if (w <= 0.0) continue;
+        models::LlmComm piece = c;
+        piece.bytes *= w;
+        piece.full_bytes *= w;
+        out[k].push_back(piece);
+      }
+    };
+    for (const models::LlmComm& c : pc.dp_comms) {
+      if (is_gather(c)) {
+        if (!c.per_micro_batch) continue;
+        const bool bwd =
+            c.name.size() >= 8 && c.name.compare(c.name.size() - 8, 8, "backward") == 0;
+        split(bwd ? pc.backward : pc.forward, c, bwd ? pieces.gather_bwd : pieces.gather_fwd);
+      } else {
+        split(pc.backward, c, c.per_micro_batch ? pieces.grad_per_mb : pieces.grad);
+      }
+    }
+    s.pieces.push_back(std::move(pieces));
+  }
   s.acc.assign(static_cast<std::size_t>(s.pp), {});
   for (int st = 0; st < s.pp; ++st) {
     sg4::Host* h = s.stage_host[static_cast<std::size_t>(st)];
