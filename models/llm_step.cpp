@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <utility>
 
 namespace scalecast::models {
@@ -68,18 +69,20 @@ class ChunkBuilder {
   }
 
   // Linear layer `out x in` over `rows` tokens in cuBLAS column-major terms (step_assembler.cpp).
+  // `dt`: the GEMM's dtype (FP8 recipes keep the output projection in bf16: Transformer Engine
+  // covers the blocks' linears only; TorchTitan's Float8 leaves `output` out).
   void gemm(std::string name, Pass pass, std::int64_t layer, std::int64_t m, std::int64_t n,
-            std::int64_t k, bool ta, bool tb) {
+            std::int64_t k, bool ta, bool tb, std::optional<DType> dt = std::nullopt) {
     Op op;
     op.name = std::move(name);
     op.op_class = OpClass::kGemm;
     op.pass = pass;
     op.layer = static_cast<int>(layer);
-    op.dtype = gemm_;
+    op.dtype = dt.value_or(gemm_);
     op.tensor_core = true;
     op.gemm = {m, n, k, ta, tb, 1};
     op.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    const double in_b = common::dtype_bytes(gemm_);
+    const double in_b = common::dtype_bytes(op.dtype);
     op.bytes_read = in_b * static_cast<double>(m * k + k * n);
     op.bytes_written = eb_ * static_cast<double>(m * n);
     cur_.ops.push_back(std::move(op));
@@ -281,7 +284,7 @@ class ChunkBuilder {
       elt("final_norm", OpClass::kNormalization, pass_, -1, nd, kNormFlops);
       tp_gather("output", tp_overlap());
       cut();
-      gemm("output.logits", pass_, -1, vocab_, tokens_, d(), true, false);
+      gemm("output.logits", pass_, -1, vocab_, tokens_, d(), true, false, act_);
       // Vocabulary-parallel cross-entropy (fp32): max, sum of exponentials and target logit
       // all-reduced over TP.
       mem_op("loss", OpClass::kSoftmax, Pass::kLoss, -1, tokens_ * vocab_, kLossFlops, 1, 1,
@@ -297,11 +300,13 @@ class ChunkBuilder {
     if (chunk_.has_output) {
       mem_op("loss.grad", OpClass::kSoftmax, Pass::kLoss, -1, tokens_ * vocab_, 2, 1, 1,
              DType::kFp32);
-      gemm("output.logits.dgrad", Pass::kBackwardData, -1, d(), tokens_, vocab_, false, false);
+      gemm("output.logits.dgrad", Pass::kBackwardData, -1, d(), tokens_, vocab_, false, false,
+           act_);
       tp_gather("output.input", true);
       tp_reduce("output.dgrad", true);
       cut();
-      gemm("output.logits.wgrad", Pass::kBackwardWeight, -1, d(), vocab_, tokens_, false, true);
+      gemm("output.logits.wgrad", Pass::kBackwardWeight, -1, d(), vocab_, tokens_, false, true,
+           act_);
       elt("final_norm.bwd", OpClass::kNormalization, Pass::kBackwardData, -1, nd, kNormBwdFlops, 2,
           1);
     }

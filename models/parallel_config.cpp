@@ -173,6 +173,7 @@ ParallelConfig parse_parallel(const ConfigNode& node, const TransformerSpec& mod
                    "flash_attention"});
   constexpr int kMax = 1 << 20;
   ParallelConfig c;
+  bool dp_undivided = false;  // no `dp` and tp x pp x cp does not divide the GPUs
   c.tp = node.int_field_or("tp", 1, kMax, 1);
   c.pp = node.int_field_or("pp", 1, kMax, 1);
   c.cp = node.int_field_or("cp", 1, kMax, 1);
@@ -185,14 +186,8 @@ ParallelConfig parse_parallel(const ConfigNode& node, const TransformerSpec& mod
     c.dp = node.int_field_or("dp", 1, kMax, 1);
   } else {
     const int inner = c.tp * c.pp * c.cp;
-    if (gpus <= 0) {
-      c.dp = 1;
-    } else if (gpus % inner != 0) {
-      node.fail(fmt::format("tp {} x pp {} x cp {} = {} does not divide the job's {} GPUs", c.tp,
-                            c.pp, c.cp, inner, format_count(gpus)));
-    } else {
-      c.dp = gpus / inner;
-    }
+    c.dp = gpus > 0 && gpus % inner == 0 ? gpus / inner : 1;
+    dp_undivided = gpus > 0 && gpus % inner != 0;
   }
   if (auto n = node.optional("schedule"))
     c.schedule =
@@ -232,6 +227,14 @@ ParallelConfig parse_parallel(const ConfigNode& node, const TransformerSpec& mod
         it.fail(fmt::format("'{}' appears twice", to_string(d)));
       c.order.push_back(d);
     }
+  }
+  if (dp_undivided) {
+    // The model's own rules first (a TP that does not divide the heads says more), then this.
+    const auto p = first_problem(c, model, 0);
+    if (p && p->key != "global_batch" && p->key != "sequence_parallel" && p->key != "zero_stage")
+      (node.has(p->key) ? node.required(p->key) : node).fail(p->message);
+    node.fail(fmt::format("tp {} x pp {} x cp {} = {} does not divide the job's {} GPUs", c.tp,
+                          c.pp, c.cp, c.tp * c.pp * c.cp, format_count(gpus)));
   }
   if (auto p = first_problem(c, model, gpus)) {
     // Derived values (dp, seq_len) are reported at the map when their key is absent.

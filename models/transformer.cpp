@@ -73,6 +73,19 @@ double FlopCount::model_per_token() const {
   return seq_len > 0 ? 3.0 * forward / static_cast<double>(seq_len) : 0.0;
 }
 
+double model_flops_per_token(const TransformerSpec& m, std::int64_t seq_len, FlopConvention c) {
+  switch (c) {
+    case FlopConvention::kModel:
+      return transformer_flops(m, seq_len).model_per_token();
+    case FlopConvention::kCausal:
+      return transformer_flops(m, seq_len, true).model_per_token();
+    case FlopConvention::kAllParams:
+      return 6.0 * static_cast<double>(parameter_count(m)) +
+             12.0 * static_cast<double>(m.layers * m.hidden) * static_cast<double>(seq_len);
+  }
+  return 0.0;
+}
+
 FlopCount transformer_flops(const TransformerSpec& m, std::int64_t seq_len, bool causal_half) {
   FlopCount f;
   const double s = static_cast<double>(seq_len);

@@ -85,6 +85,15 @@ TransformerSpec load_transformer_file(const std::string& path);
 // A transformer zoo name, or a model file (path with '/' or .yaml/.yml) whose root has
 // `transformer:`; nullopt for anything else (a layer-graph model or an unknown name).
 std::optional<TransformerSpec> load_transformer(const std::string& name_or_path);
+// Added. Model FLOPs per training token as the sources define them (each checked against the
+// published numbers in tests/models/test_llm_published_flops.cpp):
+//   kModel:     3 x forward with full s^2 attention = 6N + 12 l d s, N = gemm_parameter_count
+//               (Korthikanti et al., MegaScale, NeMo's "model TFLOP/s")
+//   kCausal:    the same with attention's causal half = 6N + 6 l d s (Megatron-Bridge)
+//   kAllParams: 6 x parameter_count (embedding included) + 12 l d s (TorchTitan's MFU in
+//               docs/performance.md)
+enum class FlopConvention { kModel, kCausal, kAllParams };
+double model_flops_per_token(const TransformerSpec& m, std::int64_t seq_len, FlopConvention c);
 // The spec as a model file that load_transformer_string() reads back into an equal spec.
 std::string to_yaml(const TransformerSpec& m);
 

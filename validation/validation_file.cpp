@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/config_node.hpp"
+#include "models/transformer.hpp"
 
 namespace scalecast::validation {
 namespace {
@@ -30,8 +31,57 @@ std::string non_empty_string(const ConfigNode& node) {
   return s;
 }
 
+// The LLM metrics of parallel points (section 9), in the file's key order.
+const std::vector<std::pair<std::string, MeasuredKind>>& llm_metrics() {
+  static const std::vector<std::pair<std::string, MeasuredKind>> m = {
+      {"tokens_per_s_per_gpu", MeasuredKind::kTokensPerSecondPerGpu},
+      {"iteration_s", MeasuredKind::kIterationSeconds},
+      {"mfu", MeasuredKind::kMfu},
+      {"hfu", MeasuredKind::kHfu},
+      {"tflops_per_gpu", MeasuredKind::kTflopsPerGpu}};
+  return m;
+}
+
+Measured parse_llm_measured(const ConfigNode& node) {
+  std::vector<std::string> keys;
+  for (const auto& [key, kind] : llm_metrics()) keys.push_back(key);
+  if (!node.is_map())
+    node.fail(fmt::format("expected a map with one of {}", fmt::join(keys, ", ")));
+  std::vector<std::string> allowed = keys;
+  allowed.push_back("flops");
+  node.check_keys(allowed);
+  Measured m;
+  int found = 0;
+  for (const auto& [key, kind] : llm_metrics()) {
+    if (!node.has(key)) continue;
+    ++found;
+    const ConfigNode v = node.required(key);
+    m.kind = kind;
+    m.value = v.as_double();
+    const bool fraction = kind == MeasuredKind::kMfu || kind == MeasuredKind::kHfu;
+    if (fraction && !(m.value > 0.0 && m.value <= 1.0))
+      v.fail(fmt::format("expected a fraction in (0, 1], got {}", m.value));
+    if (!(m.value > 0.0)) v.fail(fmt::format("expected a positive value, got {}", m.value));
+  }
+  if (found != 1) node.fail(fmt::format("expected exactly one of {}", fmt::join(keys, ", ")));
+  if (auto f = node.optional("flops")) {
+    if (m.kind != MeasuredKind::kMfu && m.kind != MeasuredKind::kHfu)
+      f->fail("only with mfu or hfu (how the source counted model FLOPs)");
+    const std::string c = one_of(*f, {"model", "causal", "all_params"});
+    m.flops = c == "causal"       ? models::FlopConvention::kCausal
+              : c == "all_params" ? models::FlopConvention::kAllParams
+                                  : models::FlopConvention::kModel;
+  }
+  return m;
+}
+
 Measured parse_measured(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a map with throughput or scaling_efficiency");
+  for (const auto& [key, kind] : llm_metrics()) {
+    if (node.has(key)) {
+      node.required(key).fail("an LLM metric: only points with strategy \"parallel\" give it");
+    }
+  }
   node.check_keys({"throughput", "scaling_efficiency", "baseline_gpus"});
   const bool has_t = node.has("throughput");
   const bool has_e = node.has("scaling_efficiency");
@@ -57,11 +107,33 @@ Measured parse_measured(const ConfigNode& node) {
   return m;
 }
 
+// A parallel point's `parallel` map, checked with parse_parallel() for its model when the model
+// is a transformer of the LLM zoo (an unknown model is left for `validate` to skip).
+void parse_parallel_of(const ConfigNode& node, ValidationPoint& p) {
+  const ConfigNode map = node.required("parallel");
+  p.parallel_node = map;
+  if (!map.is_map()) map.fail("expected a map of parallel settings (tp, pp, dp, ...)");
+  for (const char* key : {"seq_len", "precision"}) {
+    if (map.has(key)) {
+      map.required(key).fail(
+          fmt::format("given by the point's own `{}` key, not inside `parallel`", key));
+    }
+  }
+  auto model = models::find_transformer(p.model);
+  if (!model) return;
+  model->seq_len = *p.seq_len;  // parse_parallel's default sequence: the point's
+  models::ParallelConfig c = models::parse_parallel(map, *model, p.gpus);
+  c.precision = p.precision == "fp8"        ? models::LlmPrecision::kFp8
+                : p.precision == "amp_fp16" ? models::LlmPrecision::kFp16
+                                            : models::LlmPrecision::kBf16;
+  p.parallel = c;
+}
+
 ValidationPoint parse_point(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a map (one measured point)");
-  node.check_keys({"id", "system", "network", "model", "seq_len", "precision", "framework",
-                   "strategy", "comm", "batch_per_gpu", "gpus", "nodes", "measured", "role",
-                   "anchor", "source", "notes"});
+  node.check_keys({"id", "system", "network", "model", "family", "seq_len", "precision",
+                   "framework", "strategy", "comm", "batch_per_gpu", "gpus", "nodes", "parallel",
+                   "measured", "role", "anchor", "source", "notes"});
   ValidationPoint p;
   p.line = node.line();
   p.id = non_empty_string(node.required("id"));
@@ -69,23 +141,46 @@ ValidationPoint parse_point(const ConfigNode& node) {
   if (auto n = node.optional("network")) p.network = n->as_string();
   p.model = non_empty_string(node.required("model"));
   if (auto s = node.optional("seq_len")) p.seq_len = positive_int(*s);
-  p.precision = one_of(node.required("precision"), {"fp32", "amp_fp16", "tf32", "unknown"});
-  p.framework = one_of(node.required("framework"),
-                       {"tensorflow", "pytorch", "mxnet", "caffe2", "chainer", "nnl"});
   const ConfigNode strategy = node.required("strategy");
-  const std::string s =
-      one_of(strategy, {"none", "allreduce", "parameter_server", "parameter_server_cpu"});
-  p.strategy = s == "none"               ? Strategy::kNone
-               : s == "allreduce"        ? Strategy::kAllreduce
-               : s == "parameter_server" ? Strategy::kParameterServer
-                                         : Strategy::kParameterServerCpu;
+  const std::string s = one_of(
+      strategy, {"none", "allreduce", "parameter_server", "parameter_server_cpu", "parallel"});
+  p.strategy = s == "none"                   ? Strategy::kNone
+               : s == "allreduce"            ? Strategy::kAllreduce
+               : s == "parameter_server"     ? Strategy::kParameterServer
+               : s == "parameter_server_cpu" ? Strategy::kParameterServerCpu
+                                             : Strategy::kParallel;
+  const bool parallel = p.strategy == Strategy::kParallel;
+  if (parallel != node.has("parallel")) {
+    (parallel ? strategy : node.required("parallel"))
+        .fail("strategy \"parallel\" and a `parallel` map go together");
+  }
+  p.precision = parallel
+                    ? one_of(node.required("precision"), {"bf16", "amp_fp16", "fp8"})
+                    : one_of(node.required("precision"), {"fp32", "amp_fp16", "tf32", "unknown"});
+  p.framework = one_of(
+      node.required("framework"),
+      parallel
+          ? std::vector<std::string>{"megatron", "nemo", "megatron-bridge", "torchtitan", "pytorch"}
+          : std::vector<std::string>{"tensorflow", "pytorch", "mxnet", "caffe2", "chainer", "nnl"});
+  if (parallel) {
+    p.family = non_empty_string(node.required("family"));
+    if (!p.seq_len) node.required("seq_len");  // fails: a parallel point states its sequence
+    if (node.has("batch_per_gpu")) {
+      node.required("batch_per_gpu")
+          .fail(
+              "not used with strategy \"parallel\": parallel.global_batch and micro_batch say it");
+    }
+    if (node.has("comm")) node.required("comm").fail("not used with strategy \"parallel\"");
+  } else if (node.has("family")) {
+    node.required("family").fail("only points with strategy \"parallel\" name a family");
+  }
   if (auto c = node.optional("comm")) {
     if (!c->is_sequence()) c->fail("expected a list of strings");
     for (const ConfigNode& item : c->items()) {
       p.comm.push_back(one_of(item, {"nccl", "mpi_cpu", "tcp", "rdma"}));
     }
   }
-  p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
+  if (!parallel) p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
   p.gpus = positive_int(node.required("gpus"));
   const ConfigNode nodes = node.required("nodes");
   p.nodes = positive_int(nodes);
@@ -95,11 +190,13 @@ ValidationPoint parse_point(const ConfigNode& node) {
   if (p.gpus % p.nodes != 0) {
     nodes.fail(fmt::format("gpus ({}) must be a whole multiple of nodes ({})", p.gpus, p.nodes));
   }
-  if ((p.strategy == Strategy::kNone) != (p.gpus == 1)) {
+  if (!parallel && (p.strategy == Strategy::kNone) != (p.gpus == 1)) {
     strategy.fail(
         fmt::format("strategy \"none\" is used exactly when gpus is 1 (gpus is {})", p.gpus));
   }
-  p.measured = parse_measured(node.required("measured"));
+  p.measured = parallel ? parse_llm_measured(node.required("measured"))
+                        : parse_measured(node.required("measured"));
+  if (parallel) parse_parallel_of(node, p);
   const ConfigNode role = node.required("role");
   p.role = one_of(role, {"anchor", "predict"}) == "anchor" ? Role::kAnchor : Role::kPredict;
   if (p.role == Role::kPredict) {
@@ -108,7 +205,7 @@ ValidationPoint parse_point(const ConfigNode& node) {
   } else if (node.has("anchor")) {
     node.required("anchor").fail("only predict points name an anchor");
   }
-  if (p.role == Role::kAnchor && p.measured.kind != MeasuredKind::kThroughput) {
+  if (!parallel && p.role == Role::kAnchor && p.measured.kind != MeasuredKind::kThroughput) {
     node.required("measured").fail("an anchor must give a throughput");
   }
   p.source = non_empty_string(node.required("source"));
@@ -183,11 +280,34 @@ std::string_view to_string(Strategy s) {
       return "parameter_server";
     case Strategy::kParameterServerCpu:
       return "parameter_server_cpu";
+    case Strategy::kParallel:
+      return "parallel";
+  }
+  return "?";
+}
+
+std::string_view to_string(MeasuredKind k) {
+  switch (k) {
+    case MeasuredKind::kThroughput:
+      return "throughput";
+    case MeasuredKind::kScalingEfficiency:
+      return "scaling_efficiency";
+    case MeasuredKind::kTokensPerSecondPerGpu:
+      return "tokens_per_s_per_gpu";
+    case MeasuredKind::kIterationSeconds:
+      return "iteration_s";
+    case MeasuredKind::kMfu:
+      return "mfu";
+    case MeasuredKind::kHfu:
+      return "hfu";
+    case MeasuredKind::kTflopsPerGpu:
+      return "tflops_per_gpu";
   }
   return "?";
 }
 
 std::string ValidationPoint::anchor_key() const {
+  if (strategy == Strategy::kParallel) return fmt::format("{}, family {}", system, family);
   return fmt::format("{}, {}, {}, {}, {}", system, model,
                      seq_len ? std::to_string(*seq_len) : std::string("-"), precision, framework);
 }

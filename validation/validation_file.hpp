@@ -9,18 +9,37 @@
 #include <string>
 #include <vector>
 
+#include "common/config_node.hpp"
+#include "models/parallel_config.hpp"
+
 namespace scalecast::validation {
 
 enum class Role { kAnchor, kPredict };
-enum class Strategy { kNone, kAllreduce, kParameterServer, kParameterServerCpu };
-enum class MeasuredKind { kThroughput, kScalingEfficiency };
+// kParallel: an LLM job parallelised as the point's `parallel` map says (FORMAT.md section 9).
+enum class Strategy { kNone, kAllreduce, kParameterServer, kParameterServerCpu, kParallel };
+// The LLM metrics (parallel points only), each in its source's definition: tokens per second per
+// GPU, seconds per iteration, model / hardware FLOPs utilisation (fractions), and hardware
+// TFLOP/s per GPU as Narayanan et al. count it (recomputation included).
+enum class MeasuredKind {
+  kThroughput,
+  kScalingEfficiency,
+  kTokensPerSecondPerGpu,
+  kIterationSeconds,
+  kMfu,
+  kHfu,
+  kTflopsPerGpu
+};
+std::string_view to_string(MeasuredKind k);  // the key in the file: "throughput", "mfu", ...
 
 std::string_view to_string(Strategy s);
 
 struct Measured {
   MeasuredKind kind = MeasuredKind::kThroughput;
-  double value = 0.0;  // samples/s of the whole job, or an efficiency fraction in (0, 1]
+  double value = 0.0;  // samples/s of the whole job, an efficiency fraction in (0, 1], or the
+                       // LLM metric in its unit (tokens/s/GPU, s, fraction, TFLOP/s per GPU)
   std::optional<int> baseline_gpus;  // scaling_efficiency only, when the source states it
+  // mfu / hfu only: how the source counted model FLOPs (FORMAT.md section 9, key `flops`).
+  models::FlopConvention flops = models::FlopConvention::kModel;
 };
 
 struct ValidationPoint {
@@ -33,7 +52,7 @@ struct ValidationPoint {
   std::string framework;
   Strategy strategy = Strategy::kNone;
   std::vector<std::string> comm;  // subset of nccl, mpi_cpu, tcp, rdma; empty = not stated
-  int batch_per_gpu = 0;
+  int batch_per_gpu = 0;          // 0 for parallel points (their `parallel` map gives the batches)
   int gpus = 0;
   int nodes = 0;
   Measured measured;
@@ -47,8 +66,17 @@ struct ValidationPoint {
   int nodes_column = 0;
   std::string nodes_key;
 
+  // Parallel (LLM) points only (FORMAT.md section 9): the source family (with `system`, the anchor
+  // key), the `parallel` map as written, and the configuration parse_parallel() made of it when
+  // `model` is a transformer of the LLM zoo (seq_len and precision taken from the point).
+  std::string family;
+  std::optional<common::ConfigNode> parallel_node;
+  std::optional<models::ParallelConfig> parallel;
+  bool is_parallel() const { return strategy == Strategy::kParallel; }
+
   int gpus_per_node() const { return gpus / nodes; }
-  // The anchor key (README section 5.1): system, model, seq_len, precision, framework.
+  // The anchor key (README section 5.1): system, model, seq_len, precision, framework; for
+  // parallel points system and family (section 9).
   std::string anchor_key() const;
 };
 

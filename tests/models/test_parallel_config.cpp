@@ -71,6 +71,10 @@ TEST_SUITE("unit") {
     CHECK(error_of("parallel:\n  tp: 8\n  dp: 3\n  global_batch: 24\n", "llama3_8b", 32)
               .find("s.yaml:3:7: error: parallel.dp: tp 8 x pp 1 x cp 1 x dp 3 = 24 GPUs, but the "
                     "job has 32") == 0);
+    // Without dp, a TP that does not divide the heads is reported as such, not as a GPU count.
+    CHECK(error_of("parallel: {tp: 3, global_batch: 8}\n", "llama3_70b", 64)
+              .find("s.yaml:1:16: error: parallel.tp: 3 does not divide the 64 attention heads") ==
+          0);
     CHECK(error_of("parallel:\n  tp: 8\n  pp: 3\n  global_batch: 24\n", "gpt3_1p7b", 64)
               .find("parallel: tp 8 x pp 3 x cp 1 = 24 does not divide the job's 64 GPUs") !=
           std::string::npos);

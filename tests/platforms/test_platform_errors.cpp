@@ -73,8 +73,9 @@ TEST_SUITE("unit") {
   TEST_CASE("unknown gpu type suggests the closest catalog key") {
     CHECK(error_of(mutate("type: v100-sxm2", "type: v100-sxm3")) ==
           "test.yaml:5:18: error: node_types.box.gpus.type: unknown GPU type 'v100-sxm3', did "
-          "you mean 'v100-sxm2'? (catalog: a100-sxm4-40gb, a100-sxm4-80gb, h100-sxm5, h200-sxm, "
-          "k80-gk210, mi250x-gcd, p100-sxm2, v100-sxm2, v100-sxm2-32gb)");
+          "you mean 'v100-sxm2'? (catalog: a100-sxm4-40gb, a100-sxm4-80gb, h100-sxm5, "
+          "h100-sxm5-96gb-500w, h200-sxm, k80-gk210, mi250x-gcd, p100-sxm2, v100-sxm2, "
+          "v100-sxm2-32gb)");
   }
 
   TEST_CASE("link to a nonexistent socket lists the endpoints") {
