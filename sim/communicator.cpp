@@ -21,11 +21,13 @@ Communicator::Communicator(std::vector<sg4::Host*> hosts) : hosts_(std::move(hos
 
 void CollectiveCall::wait() {
   if (!comms_.empty()) sg4::Comm::wait_all(comms_);
-  double last = sg4::Engine::get_clock();
+  // The tail latency follows the last flow's end, whenever the caller comes to wait.
+  double last = end_s_;
   for (const sg4::CommPtr& c : comms_) last = std::max(last, c->get_finish_time());
+  const double until = comms_.empty() && tail_s_ == 0.0 ? end_s_ : last + tail_s_;
   comms_.clear();
-  const double until = last + tail_s_;
   tail_s_ = 0.0;
+  done_at_s_ = until;
   const double now = sg4::Engine::get_clock();
   if (until > now) sg4::this_actor::sleep_for(until - now);
 }

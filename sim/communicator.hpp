@@ -33,13 +33,23 @@ class CollectiveCall {
   CollectiveCall() = default;
   CollectiveCall(std::vector<simgrid::s4u::CommPtr> comms, double tail_s)
       : comms_(std::move(comms)), tail_s_(tail_s) {}
+  // A call without flows that ends at `end_s` (a duration measured on an earlier, identical
+  // call on links nothing else uses).
+  static CollectiveCall ending_at(double end_s) {
+    CollectiveCall c;
+    c.end_s_ = end_s;
+    return c;
+  }
   // Blocks until the flows are done and the tail latency after the last of them has passed.
   void wait();
-  bool empty() const { return comms_.empty() && tail_s_ == 0.0; }
+  // After wait(): when the call ended (its last flow's end plus the tail latency).
+  double done_at_s() const { return done_at_s_; }
 
  private:
   std::vector<simgrid::s4u::CommPtr> comms_;
   double tail_s_ = 0.0;
+  double end_s_ = 0.0;
+  double done_at_s_ = 0.0;
 };
 
 // A collective algorithm on a communicator. `bytes` is the call's buffer per member as NCCL

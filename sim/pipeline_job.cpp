@@ -6,8 +6,11 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <array>
 #include <deque>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "sim/communicator.hpp"
 #include "sim/pipeline_schedule.hpp"
@@ -123,6 +126,29 @@ struct PipelineJob::State {
     }
   }
 
+  // TP / CP groups that fill their node on their own: nothing else of the job crosses their
+  // links (p2p and DP go through the NICs), so a call of a size seen before takes the time it
+  // took then; it is replayed as that duration instead of its flows (the first call of each
+  // kind, size and step count per stage is simulated as flows).
+  std::vector<std::array<bool, 2>> private_tp_cp;                         // per stage
+  std::vector<std::map<std::tuple<int, int, double, int>, double>> memo;  // per stage
+  bool private_group(int stage, models::CommGroup g) const {
+    const auto& f = private_tp_cp[static_cast<std::size_t>(stage)];
+    return g == models::CommGroup::kTp ? f[0] : g == models::CommGroup::kCp ? f[1] : false;
+  }
+  static std::tuple<int, int, double, int> memo_key(const models::LlmComm& c) {
+    return {static_cast<int>(c.group), static_cast<int>(c.kind), call_bytes(c), c.steps};
+  }
+  const double* recall(int stage, const models::LlmComm& c) const {
+    if (!private_group(stage, c.group)) return nullptr;
+    const auto& known = memo[static_cast<std::size_t>(stage)];
+    const auto hit = known.find(memo_key(c));
+    return hit == known.end() ? nullptr : &hit->second;
+  }
+  void remember(int stage, const models::LlmComm& c, double duration_s) {
+    memo[static_cast<std::size_t>(stage)].emplace(memo_key(c), duration_s);
+  }
+
   Communicator& comm_of(int stage, models::CommGroup g) {
     const auto s = static_cast<std::size_t>(stage);
     switch (g) {
@@ -155,14 +181,23 @@ struct PipelineJob::State {
                     const std::string& label,
                     const std::function<void(std::size_t)>& before = nullptr,
                     const std::function<void(std::size_t)>& after = nullptr) {
-    std::vector<std::pair<CollectiveCall, models::CommGroup>> pending;
+    struct Pending {
+      CollectiveCall call;
+      models::CommGroup group;
+      double start_s;
+      const models::LlmComm* comm;
+      bool learn;  // a memoizable call simulated as flows: remember its duration
+    };
+    std::vector<Pending> pending;
+    const auto finish = [&](Pending& x) {
+      const double t0 = sg4::Engine::get_clock();
+      x.call.wait();
+      add_wait(stage, x.group, it, sg4::Engine::get_clock() - t0);
+      record(stage, group_name(x.group), it, t0, x.comm->name);
+      if (x.learn) remember(stage, *x.comm, x.call.done_at_s() - x.start_s);
+    };
     const auto drain = [&] {
-      for (auto& [call, group] : pending) {
-        const double t0 = sg4::Engine::get_clock();
-        call.wait();
-        add_wait(stage, group, it, sg4::Engine::get_clock() - t0);
-        record(stage, group_name(group), it, t0, label + ".wait");
-      }
+      for (Pending& x : pending) finish(x);
       pending.clear();
     };
     for (std::size_t k = 0; k < segs.size(); ++k) {
@@ -178,14 +213,15 @@ struct PipelineJob::State {
         Communicator& comm = comm_of(stage, c.group);
         if (comm.size() <= 1 || call_bytes(c) <= 0.0) continue;
         count_bytes(stage, c, it);
-        CollectiveCall call = algorithm_of(c.kind).start(comm, call_bytes(c), c.steps);
+        const double now = sg4::Engine::get_clock();
+        const double* known = recall(stage, c);
+        Pending x{known ? CollectiveCall::ending_at(now + *known)
+                        : algorithm_of(c.kind).start(comm, call_bytes(c), c.steps),
+                  c.group, now, &c, !known && private_group(stage, c.group)};
         if (spec.parallel.overlap_tp_comm && c.overlappable) {
-          pending.emplace_back(std::move(call), c.group);
+          pending.push_back(std::move(x));
         } else {
-          const double w0 = sg4::Engine::get_clock();
-          call.wait();
-          add_wait(stage, c.group, it, sg4::Engine::get_clock() - w0);
-          record(stage, group_name(c.group), it, w0, c.name);
+          finish(x);
         }
       }
     }
@@ -434,11 +470,59 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
     for (int r : ranks) hosts.push_back(host_of(r));
     s.dpcp.push_back(std::make_unique<Communicator>(std::move(hosts)));
     s.order.push_back(stage_order(p.schedule, s.pp, s.v, s.m, st));
+    // A group is private when it is exactly the GPUs of one node.
+    const auto fills_node = [&](models::ParallelDim d) {
+      const std::vector<int> members = s.layout.group(d, base);
+      if (static_cast<int>(members.size()) != gpn) return false;
+      for (int r : members)
+        if (slot_of(r, gpn).node != slot_of(members.front(), gpn).node) return false;
+      return true;
+    };
+    s.private_tp_cp.push_back({fills_node(models::ParallelDim::kTp) && s.spec.memoize_private,
+                               fills_node(models::ParallelDim::kCp) && s.spec.memoize_private});
+  }
+  // Private means no link of the group's ring is on a route the stage's other flows take: p2p
+  // to and from the neighbouring stages, and the rings of its other groups.
+  {
+    using LinkSet = std::set<const sg4::Link*>;
+    const auto add_route = [](sg4::Host* a, sg4::Host* b, LinkSet& out) {
+      std::vector<sg4::Link*> links;
+      double latency = 0.0;
+      a->route_to(b, links, &latency);
+      out.insert(links.begin(), links.end());
+    };
+    const auto ring_links = [&](const Communicator& c, LinkSet& out) {
+      for (int i = 0; i < c.size() && c.size() > 1; ++i)
+        add_route(c.host(i), c.host((i + 1) % c.size()), out);
+    };
+    for (int st = 0; st < s.pp; ++st) {
+      const auto i = static_cast<std::size_t>(st);
+      auto& flags = s.private_tp_cp[i];
+      if (!flags[0] && !flags[1]) continue;
+      LinkSet other, tp_links, cp_links;
+      for (int nb : {(st + 1) % s.pp, (st + s.pp - 1) % s.pp}) {
+        if (nb == st) continue;
+        add_route(s.stage_host[i], s.stage_host[static_cast<std::size_t>(nb)], other);
+        add_route(s.stage_host[static_cast<std::size_t>(nb)], s.stage_host[i], other);
+      }
+      ring_links(*s.dp[i], other);
+      ring_links(*s.dpcp[i], other);
+      ring_links(*s.tp[i], tp_links);
+      ring_links(*s.cp[i], cp_links);
+      const auto disjoint = [](const LinkSet& a, const LinkSet& b) {
+        for (const sg4::Link* l : a)
+          if (b.count(l)) return false;
+        return true;
+      };
+      flags[0] = flags[0] && disjoint(tp_links, other) && disjoint(tp_links, cp_links);
+      flags[1] = flags[1] && disjoint(cp_links, other) && disjoint(cp_links, tp_links);
+    }
   }
   for (int c = 0; c < s.chunks; ++c) {
     s.fwd_in.push_back(sg4::Mailbox::by_name(s.spec.name + ".c" + std::to_string(c) + ".f"));
     s.bwd_in.push_back(sg4::Mailbox::by_name(s.spec.name + ".c" + std::to_string(c) + ".b"));
   }
+  s.memo.resize(static_cast<std::size_t>(s.pp));
   s.dp_stream = std::vector<State::DpStream>(static_cast<std::size_t>(s.pp));
   for (const PricedChunk& pc : s.spec.chunks) {
     State::Pieces pieces;

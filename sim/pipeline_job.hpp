@@ -55,6 +55,9 @@ struct PipelineJobSpec {
   int warmup = 1;
   int iterations = 1;
   double dp_flow_factor = 1.0;  // bytes factor of the simulated DP ring (NIC sharing)
+  // Replay a TP/CP collective that fills its node as the duration its first identical call took
+  // (pipeline_job.cpp, `private_tp_cp`); false: every call as flows.
+  bool memoize_private = true;
   std::function<void(int, int)> on_iteration;  // (done, total) on stage 0, progress only
 };
 

@@ -9,8 +9,10 @@
 #include <memory>
 #include <vector>
 
+#include "platforms/platform.hpp"
 #include "sim/engine_setup.hpp"
 #include "sim/pipeline_job.hpp"
+#include "sim/platform_builder.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
 using namespace scalecast;
@@ -211,5 +213,52 @@ TEST_SUITE("unit") {
       CHECK(r.iteration_time_s == doctest::Approx(5 * seg_s + expected).epsilon(1e-6));
       CHECK(r.bytes_per_iteration.at("dp") == doctest::Approx(2 * bytes).epsilon(1e-9));
     }
+  }
+
+  TEST_CASE("pipeline: replaying a node-filling TP group's repeated calls gives the flows' times") {
+    // Two identical jobs on a DGX H100 SuperPOD (TP 8 fills a node; NVSwitch links carry no p2p
+    // or DP traffic), PP 2 over two nodes, 1F1B, TP collectives with and without overlap: one
+    // replays repeated calls as their first call's duration, the other simulates every call as
+    // flows. Same iteration and breakdown. On the test platform, where a GPU's one link carries
+    // TP, p2p and NIC traffic alike, the replay is refused and every call is flows.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    BuildOptions options;
+    options.nodes = 4;
+    options.network = NetworkMode::kIdeal;
+    auto platform = build_platform(*engine, platforms::load_platform("dgx-h100-superpod"), options);
+    std::vector<std::unique_ptr<PipelineJob>> jobs;
+    for (const bool memo : {true, false}) {
+      PipelineJobSpec s;
+      s.name = memo ? "memo" : "flows";
+      s.memoize_private = memo;
+      s.parallel.tp = 8;
+      s.parallel.pp = 2;
+      s.parallel.global_batch = 4;
+      s.parallel.overlap_tp_comm = true;
+      for (int c = 0; c < 2; ++c) {
+        PricedChunk pc;
+        models::LlmComm a{"ar", models::CommGroup::kTp, models::CommKind::kAllReduce, 300e6, 1,
+                          false};
+        models::LlmComm b{"rs", models::CommGroup::kTp, models::CommKind::kReduceScatter, 200e6, 1,
+                          true};
+        pc.forward = {{1e-3, {a}}, {2e-3, {b}}, {0.5e-3, {}}};
+        pc.backward = {{2e-3, {b}}, {1e-3, {a}}};
+        pc.send_forward_bytes = pc.send_backward_bytes = 500e6;
+        s.chunks.push_back(pc);
+      }
+      s.nodes = memo ? std::vector<int>{0, 1} : std::vector<int>{2, 3};
+      s.gpus_per_node = 8;
+      jobs.push_back(std::make_unique<PipelineJob>(*platform, s));
+    }
+    engine->run();
+    const PipelineResult a = jobs[0]->result(), b = jobs[1]->result();
+    INFO("replayed " << a.iteration_time_s << " s, flows " << b.iteration_time_s << " s");
+    CHECK(a.iteration_time_s == doctest::Approx(b.iteration_time_s).epsilon(1e-9));
+    for (std::size_t st = 0; st < 2; ++st) {
+      CHECK(a.stages[st].exposed_tp_s == doctest::Approx(b.stages[st].exposed_tp_s).epsilon(1e-9));
+      CHECK(a.stages[st].exposed_pp_s == doctest::Approx(b.stages[st].exposed_pp_s).epsilon(1e-9));
+    }
+    CHECK(a.stages[0].exposed_tp_s > 0.0);
+    CHECK(a.bytes_per_iteration.at("tp") == doctest::Approx(b.bytes_per_iteration.at("tp")));
   }
 }
