@@ -87,6 +87,9 @@ struct PipelineJob::State {
   // and FSDP launch these per bucket / per layer, so they overlap the rest of the pass.
   struct Pieces {
     std::vector<std::vector<models::LlmComm>> grad, grad_per_mb, gather_fwd, gather_bwd;
+    // ZeRO-1/2 parameter gathers after the optimizer, one piece per forward segment: segment k
+    // of the chunk's first forward of the next iteration waits for piece k.
+    std::vector<std::vector<models::LlmComm>> gather_step;
   };
   std::vector<Pieces> pieces;  // per chunk
   // The iteration barrier.
@@ -342,7 +345,8 @@ struct PipelineJob::State {
                           std::size_t k) -> const std::vector<models::LlmComm>& {
       return k < lists.size() ? lists[k] : kNone;
     };
-    std::vector<int> chunk_ready(static_cast<std::size_t>(chunks), 0);  // ZeRO-1/2 gathers
+    // ZeRO-1/2 gathers: per chunk, the DP target of each forward segment's piece.
+    std::vector<std::vector<int>> chunk_ready(static_cast<std::size_t>(chunks));
     for (int it = 0; it < total_iterations; ++it) {
       std::vector<int> backwards(static_cast<std::size_t>(chunks), 0);
       // With prefetch, segment k + 1's gathers are launched when segment k starts, and the next
@@ -356,14 +360,18 @@ struct PipelineJob::State {
         const Pieces& pcs = pieces[static_cast<std::size_t>(t.chunk)];
         const std::string label = std::string(t.forward ? "F" : "B") + ".c" +
                                   std::to_string(t.chunk) + ".mb" + std::to_string(t.microbatch);
-        if (t.forward) wait_dp(stage, it, chunk_ready[static_cast<std::size_t>(t.chunk)]);
         const auto& g = gathers(t);
         const std::size_t segments = t.forward ? pc.forward.size() : pc.backward.size();
         std::vector<int> ready(std::max<std::size_t>(1, segments) + 1, 0);
         ready[0] = first_ready;
         first_ready = 0;
         const bool last = !t.forward && backwards[static_cast<std::size_t>(t.chunk)] + 1 == m;
+        auto& step_ready = chunk_ready[static_cast<std::size_t>(t.chunk)];
         const auto before = [&](std::size_t k) {
+          if (t.forward && k < step_ready.size()) {
+            wait_dp(stage, it, step_ready[k]);  // the first forward after the optimizer
+            step_ready[k] = 0;
+          }
           if (!p.overlap_param_gather) ready[k] = push_all(stage, piece(g, k));
           wait_dp(stage, it, ready[k]);
           if (!p.overlap_param_gather) return;
@@ -411,9 +419,10 @@ struct PipelineJob::State {
       // switch under the next iteration's forward (each chunk's first forward waits for its
       // own), otherwise now.
       for (int c = stage; c < chunks; c += pp) {
-        for (const models::LlmComm& x : spec.chunks[static_cast<std::size_t>(c)].dp_comms)
-          if (is_gather(x) && !x.per_micro_batch) push_dp(stage, &x);
-        chunk_ready[static_cast<std::size_t>(c)] = d.pushed;
+        auto& targets = chunk_ready[static_cast<std::size_t>(c)];
+        const auto& steps = pieces[static_cast<std::size_t>(c)].gather_step;
+        targets.assign(steps.size(), 0);
+        for (std::size_t k = 0; k < steps.size(); ++k) targets[k] = push_all(stage, steps[k]);
       }
       if (!p.overlap_param_gather) wait_dp(stage, it, d.pushed);
       barrier(stage, it);
@@ -542,7 +551,10 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
     };
     for (const models::LlmComm& c : pc.dp_comms) {
       if (is_gather(c)) {
-        if (!c.per_micro_batch) continue;
+        if (!c.per_micro_batch) {
+          split(pc.forward, c, pieces.gather_step);
+          continue;
+        }
         const bool bwd =
             c.name.size() >= 8 && c.name.compare(c.name.size() - 8, 8, "backward") == 0;
         split(bwd ? pc.backward : pc.forward, c, bwd ? pieces.gather_bwd : pieces.gather_fwd);
