@@ -129,8 +129,7 @@ int run_scenario(const RunOptions& o) {
                           o.progress);
       std::fputs(sim::format_llm_table(s, points).c_str(), stdout);
     } else {
-      points =
-          run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
+      points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
       std::fputs(sim::format_table(s, points).c_str(), stdout);
     }
     std::fflush(stdout);
