@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build/release}
 REPEAT=${REPEAT:-3}
-TARGETS=(bench_platform_build bench_replay_summit)
+TARGETS=(bench_platform_build bench_replay_summit bench_llm)
 
 [[ -f "$BUILD_DIR/CMakeCache.txt" ]] || cmake --preset release >/dev/null
 cmake --build "$BUILD_DIR" --target "${TARGETS[@]}" >/dev/null
@@ -75,3 +75,17 @@ measure "replay: summit grown to 16667 nodes wave" 60 4096 "$BUILD_DIR/bench/ben
 # reader per node and socket so the file system carries every node's reads.
 measure "replay: 4608 nodes wave, nvme input" 10 4096 "$BUILD_DIR/bench/bench_replay_summit" 4608 wave nvme
 measure "replay: 4608 nodes wave, pfs input" 10 4096 "$BUILD_DIR/bench/bench_replay_summit" 4608 wave pfs
+# LLM pipeline job (issue 15, sim/README.md "LLM pipeline job"): one iteration, whole process
+# (scenario, platform grown by its rule, model, pricing by a roofline, replay). Targets from the
+# issue: Llama 3.1 405B on 16,384 H100 (TP 8, PP 16, DP 128) under 30 s and 4 GB; GPT-3 175B on
+# 12,288 GPUs (TP 8, PP 8 interleaved v 6, DP 192, GBS 6,144 as MegaScale's) under 30 s.
+measure "llm: llama3.1 405b 16384 h100" 30 4096 "$BUILD_DIR/bench/bench_llm" \
+  scenarios/llama31-405b-dgx-h100-superpod.yaml
+measure "llm: gpt3 175b 12288 a100" 30 4096 "$BUILD_DIR/bench/bench_llm" \
+  scenarios/gpt3-175b-dgx-a100-superpod.yaml nodes=1536 parallel.dp=192 parallel.global_batch=6144
+# How the cost grows with GPUs: the 405B job at DP 32 and 64 (4,096 and 8,192 GPUs).
+for dp in 32 64; do
+  measure "llm: llama3.1 405b $((dp * 128)) h100" 30 4096 "$BUILD_DIR/bench/bench_llm" \
+    scenarios/llama31-405b-dgx-h100-superpod.yaml nodes=$((dp * 16)) parallel.dp=$dp \
+    parallel.global_batch=$((dp * 16))
+done

@@ -21,6 +21,8 @@
 #include "common/atomic_file.hpp"
 #include "common/logging.hpp"
 #include "sim/cluster.hpp"
+#include "sim/llm_outputs.hpp"
+#include "sim/llm_runner.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
@@ -87,6 +89,17 @@ int run_one_point(const RunOptions& o) {
       [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
     };
   }
+  if (s.llm) {
+    // LLM training: the pipeline job (sim/llm_runner.hpp).
+    const sim::LlmPointResult r = sim::run_llm_point(s, request, *cost_model);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    spdlog::info("point {} GPUs: {:.3f} s simulated per iteration, {:.2f} s wall", r.gpus,
+                 r.pipeline.iteration_time_s, wall);
+    if (!o.point_dir.empty()) sim::write_llm_point_files(o.point_dir, r);
+    common::write_file_atomic(o.point_json, sim::llm_point_json(s, r).dump() + "\n");
+    return kExitOk;
+  }
   const sim::JobResult r = sim::run_point(s, request, *cost_model, &db);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("point {} nodes x {} GPUs: {:.3f} s simulated per iteration, {:.2f} s wall", r.nodes,
@@ -120,10 +133,17 @@ int run_scenario(const RunOptions& o) {
       run_multi_scenario(s, o.scenario, o.overrides, o.out_dir, o.jobs, o.progress);
       return kExitOk;
     }
-    points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
-    for (auto& p : points) sim::add_time_to_train(s, p);  // with `time_to_train` only
-    std::fputs(sim::format_table(s, points).c_str(), stdout);
-    std::fputs(sim::format_time_to_train(s, points).c_str(), stdout);
+    if (s.llm) {
+      // One size, no 1-GPU or 1-node baselines (an LLM job needs tp x pp x cp x dp GPUs).
+      points = run_points({{o.scenario, o.overrides, s.nodes.front(), 0, o.out_dir, ""}}, o.jobs,
+                          o.progress);
+      std::fputs(sim::format_llm_table(s, points).c_str(), stdout);
+    } else {
+      points = run_with_baselines(o.scenario, o.overrides, s.nodes, o.out_dir, o.jobs, o.progress);
+      for (auto& p : points) sim::add_time_to_train(s, p);  // with `time_to_train` only
+      std::fputs(sim::format_table(s, points).c_str(), stdout);
+      std::fputs(sim::format_time_to_train(s, points).c_str(), stdout);
+    }
     std::fflush(stdout);
     if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);
   } catch (const Interrupted&) {

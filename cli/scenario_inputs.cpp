@@ -14,6 +14,7 @@
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "common/input_file.hpp"
+#include "models/transformer.hpp"
 #include "models/zoo.hpp"
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
@@ -159,7 +160,8 @@ void preflight_validation_file(const std::string& path, const std::vector<std::s
     if (models_ok.insert(models[i]).second) {
       const ConfigNode model = points[i].required("model");
       try {
-        (void)models::load_model(models[i]);
+        // A transformer of the LLM zoo (parallel points) or a layer-graph model.
+        if (!models::load_transformer(models[i])) (void)models::load_model(models[i]);
       } catch (const ConfigError& e) {
         if (e.line() == 0) model.fail(e.message());
         throw;

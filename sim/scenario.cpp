@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 
 #include "calibration/collective_model.hpp"
@@ -368,6 +369,22 @@ void check_memory(const ConfigNode& root, const Scenario& s, const platforms::Pl
   }
 }
 
+// The LLM side (sim/llm_setup.hpp): one size, tp x pp x cp x dp = nodes x GPUs per node.
+LlmSetup load_llm_for(const ConfigNode& root, const Scenario& s, const platforms::Platform& machine,
+                      const ConfigNode& nodes_key) {
+  if (s.nodes.size() != 1)
+    nodes_key.fail(
+        "expected one node count for a scenario with `parallel:` (its GPUs are tp x pp "
+        "x cp x dp)");
+  int gpn = s.gpus_per_node;
+  if (gpn == 0) {
+    gpn = std::numeric_limits<int>::max();
+    for (const platforms::Partition& p : machine.partitions)
+      gpn = std::min(gpn, machine.node_types.at(static_cast<std::size_t>(p.node_type)).gpu_count);
+  }
+  return load_llm_setup(root, s.model, s.nodes.front() * gpn, machine, s.memory_check);
+}
+
 }  // namespace
 
 Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
@@ -380,7 +397,7 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
        "seed",          "network",     "input",           "calibration", "framework_efficiency",
        "trace",         "variability", "cluster",         "framework",   "fixed_costs",
        "memory_check",
-       "time_to_train", "parameter_server"});
+       "time_to_train", "parameter_server", "parallel", "stage_gpus"});
   // clang-format on
   Scenario s;
   s.source_file = source;
@@ -399,6 +416,13 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   const platforms::Platform machine =
       load_named_by(platform_key, [&] { return platforms::load_platform(s.platform); });
   s.model = reference(model_key.as_string());
+  // An LLM scenario (`parallel:`) takes batch, precision and sequence length from parallel.
+  const bool llm = root.has("parallel");
+  for (const char* key : {"seq_len", "precision", "batch_per_gpu"})
+    if (auto v = root.optional(key); v && llm)
+      v->fail(
+          fmt::format("not used with `parallel:`; set parallel.{} instead",
+                      std::string(key) == "batch_per_gpu" ? "micro_batch and global_batch" : key));
   if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key, s.model);
   if (auto v = root.optional("precision")) {
     const auto p = common::parse_precision(v->as_string());
@@ -503,7 +527,11 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   // memory_check: false is for replaying measured runs (validation), which ran and so fit,
   // whatever the estimate says of the precision they are simulated at.
   s.memory_check = root.bool_or("memory_check", true);
-  if (s.memory_check) check_memory(root, s, machine);
+  if (llm) {
+    s.llm = load_llm_for(root, s, machine, nodes);
+  } else if (s.memory_check) {
+    check_memory(root, s, machine);
+  }
   if (auto v = root.optional("time_to_train")) load_time_to_train(*v, s, machine);
   YAML::Emitter out;
   out << root.raw();
@@ -549,6 +577,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& name,
 }
 
 std::int64_t effective_seq_len(const Scenario& s) {
+  if (s.llm) return s.llm->seq_len();
   const models::Model model = models::load_model(s.model);
   if (!model.input.tokens) return 0;
   return s.seq_len > 0 ? s.seq_len : model.input.seq_len;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "sim/collective_config.hpp"
 #include "sim/input_pipeline.hpp"
 #include "sim/parameter_server.hpp"
+#include "sim/llm_setup.hpp"
 #include "sim/simulated_platform.hpp"
 
 namespace scalecast::common {
@@ -92,6 +94,10 @@ struct Scenario {
   // A scenario with `jobs:` (several jobs on one machine, sim/multi_job_scenario.hpp); null for
   // the single-job form, whose fields above are the job.
   std::shared_ptr<const MultiJobSpec> multi;
+  // LLM training (`parallel:` with a transformer model): the point runs the pipeline job
+  // (sim/llm_runner.hpp); `nodes` then has one entry and batch, precision and sequence length
+  // are parallel's.
+  std::optional<LlmSetup> llm;
 };
 
 // "key.path=value" pairs from --set.

@@ -30,6 +30,9 @@ struct Configuration {
   int gpus = 1;
   int nodes = 1;
   double framework_efficiency = 1.0;  // scalar on compute speed: compute time / efficiency
+  // Parallel (LLM) points: the scenario's `parallel:` map as one line of flow YAML (the point's
+  // map with its seq_len and precision added); empty for data-parallel points.
+  std::string parallel;
 };
 
 // Where one iteration's time goes, seconds per iteration (replay summary.json "breakdown").
@@ -45,6 +48,9 @@ struct Prediction {
   double throughput_samples_per_s = 0.0;  // whole job
   double iteration_time_s = 0.0;
   Breakdown breakdown;
+  // LLM runs (summary.json of the pipeline job): tokens/s per GPU, MFU and HFU as fractions.
+  double tokens_per_s_per_gpu = 0.0, mfu = 0.0, hfu = 0.0;
+  double peak_flops_per_gpu = 0.0;  // the peak MFU and HFU are stated against
 };
 
 // A configuration the simulator cannot express (no platform of that name, unknown model,

@@ -10,7 +10,10 @@
 #include <mutex>
 #include <thread>
 
+#include <yaml-cpp/yaml.h>
+
 #include "common/interrupt.hpp"
+#include "models/transformer.hpp"
 
 namespace scalecast::validation {
 
@@ -30,7 +33,66 @@ Configuration configuration_of(const ValidationPoint& point, const std::string& 
   c.batch_per_gpu = point.batch_per_gpu;
   c.gpus = point.gpus;
   c.nodes = point.nodes;
+  if (point.is_parallel() && point.parallel_node) {
+    // The scenario's `parallel:` (scenarios/README.md "LLM training"): the point's map with its
+    // sequence length and precision, on one line.
+    YAML::Node map = YAML::Clone(point.parallel_node->raw());
+    if (point.seq_len) map["seq_len"] = *point.seq_len;
+    map["precision"] = point.precision == "amp_fp16" ? "fp16" : point.precision;
+    YAML::Emitter out;
+    out.SetMapFormat(YAML::Flow);
+    out.SetSeqFormat(YAML::Flow);
+    out << map;
+    c.parallel = out.c_str();
+  }
   return c;
+}
+
+static double narayanan_tflops_per_gpu(const ValidationPoint& p, double iteration_time_s) {
+  const auto model = models::find_transformer(p.model);
+  if (!model || !p.parallel || !p.seq_len || !(iteration_time_s > 0.0))
+    throw Unsupported("tflops_per_gpu needs a transformer of the LLM zoo and its parallel map");
+  // Narayanan et al. SC'21 Eq. 3: F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) per iteration,
+  // activation recomputation included.
+  const double b = static_cast<double>(p.parallel->global_batch), s = *p.seq_len,
+               l = static_cast<double>(model->layers), h = static_cast<double>(model->hidden),
+               v = static_cast<double>(model->vocab);
+  const double flops = 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+  return flops / (iteration_time_s * p.gpus) / 1e12;
+}
+
+double metric_of(const ValidationPoint& p, const Prediction& pr) {
+  switch (p.measured.kind) {
+    case MeasuredKind::kThroughput:
+    case MeasuredKind::kScalingEfficiency:
+      return pr.throughput_samples_per_s;
+    case MeasuredKind::kTokensPerSecondPerGpu:
+      return pr.tokens_per_s_per_gpu;
+    case MeasuredKind::kIterationSeconds:
+      return pr.iteration_time_s;
+    case MeasuredKind::kMfu:
+    case MeasuredKind::kHfu: {
+      // The simulator's MFU counts FLOPs as models::FlopConvention::kModel; a source that
+      // counts otherwise (FORMAT.md section 9, `flops`) is compared in its own convention: the
+      // same tokens/s per GPU times its FLOPs per token, over the same peak. HFU keeps the
+      // simulated recomputation on top.
+      const double simulated = p.measured.kind == MeasuredKind::kMfu ? pr.mfu : pr.hfu;
+      if (p.measured.flops == models::FlopConvention::kModel) return simulated;
+      const auto model = models::find_transformer(p.model);
+      if (!model || !p.seq_len || !(pr.peak_flops_per_gpu > 0.0))
+        throw Unsupported("mfu in another FLOP convention needs a transformer of the LLM zoo");
+      const double mfu = models::model_flops_per_token(*model, *p.seq_len, p.measured.flops) *
+                         pr.tokens_per_s_per_gpu / pr.peak_flops_per_gpu;
+      return p.measured.kind == MeasuredKind::kMfu ? mfu : mfu + (pr.hfu - pr.mfu);
+    }
+    case MeasuredKind::kTflopsPerGpu:
+      return narayanan_tflops_per_gpu(p, pr.iteration_time_s);
+  }
+  return pr.throughput_samples_per_s;
+}
+
+static double speed_of(MeasuredKind kind, double value) {
+  return kind == MeasuredKind::kIterationSeconds ? 1.0 / value : value;
 }
 
 std::string base_dir_of(const std::string& file_path) {
@@ -48,7 +110,8 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
   try {
     for (int i = 0; i < options.fit_max_simulations; ++i) {
       config.framework_efficiency = efficiency;
-      const double simulated = predictor.predict(config).throughput_samples_per_s;
+      // In the anchor's own metric (samples/s, or an LLM metric: tokens/s/GPU, MFU, ...).
+      const double simulated = metric_of(anchor, predictor.predict(config));
       ++fit.simulations;
       if (!(simulated > 0.0)) {
         throw Unsupported(
@@ -58,8 +121,10 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
       fit.simulated = simulated;
       fit.residual_pct = (simulated - fit.measured) / fit.measured * 100.0;
       if (std::abs(fit.residual_pct) <= options.fit_tolerance * 100.0) break;
-      // Fixed-point step: throughput is proportional to efficiency where compute dominates.
-      efficiency *= fit.measured / simulated;
+      // Fixed-point step: throughput is proportional to efficiency where compute dominates
+      // (for a time per iteration, its inverse is).
+      efficiency *=
+          speed_of(anchor.measured.kind, fit.measured) / speed_of(anchor.measured.kind, simulated);
     }
     fit.fitted = true;
   } catch (const common::Interrupted&) {
@@ -105,8 +170,8 @@ PointResult predict_point(const ValidationPoint& p, const AnchorFit& fit,
     Configuration config = configuration_of(p, base_dir);
     config.framework_efficiency = fit.efficiency;
     r.prediction = predictor.predict(config);
-    if (p.measured.kind == MeasuredKind::kThroughput) {
-      r.predicted = r.prediction.throughput_samples_per_s;
+    if (p.measured.kind != MeasuredKind::kScalingEfficiency) {
+      r.predicted = metric_of(p, r.prediction);  // in the point's own metric
     } else {
       // Efficiency relative to the baseline B: the anchor, or P reduced to baseline_gpus.
       double base_throughput = fit.simulated;

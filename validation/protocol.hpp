@@ -66,6 +66,11 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
 ValidationRun run_protocol(const ValidationFile& file, const Predictor& predictor,
                            const ProtocolOptions& options = {});
 
+// A prediction in `point`'s metric (samples/s, or for LLM points tokens/s/GPU, seconds per
+// iteration, MFU, HFU, or TFLOP/s per GPU as Narayanan et al. count it: 96 B s l h^2 (1 + s/6h
+// + V/16lh) per iteration). Throws Unsupported when the metric cannot be computed.
+double metric_of(const ValidationPoint& point, const Prediction& prediction);
+
 // Folder that relative platform paths in `file_path` resolve against.
 std::string base_dir_of(const std::string& file_path);
 

@@ -15,7 +15,22 @@ bool is_efficiency(const ValidationPoint& p) {
 }
 
 std::string value_text(const ValidationPoint& p, double v) {
-  return is_efficiency(p) ? fmt::format("{:.3f} eff", v) : fmt::format("{:.1f}", v);
+  switch (p.measured.kind) {
+    case MeasuredKind::kScalingEfficiency:
+      return fmt::format("{:.3f} eff", v);
+    case MeasuredKind::kMfu:
+      return fmt::format("{:.1f}% MFU", 100.0 * v);
+    case MeasuredKind::kHfu:
+      return fmt::format("{:.1f}% HFU", 100.0 * v);
+    case MeasuredKind::kIterationSeconds:
+      return fmt::format("{:.2f} s/it", v);
+    case MeasuredKind::kTokensPerSecondPerGpu:
+      return fmt::format("{:.0f} tok/s/g", v);
+    case MeasuredKind::kTflopsPerGpu:
+      return fmt::format("{:.1f} TF/s/g", v);
+    default:
+      return fmt::format("{:.1f}", v);
+  }
 }
 
 // Rounded so the JSON is stable across platforms' last-bit differences.

@@ -18,6 +18,7 @@
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "common/interrupt.hpp"
+#include "models/transformer.hpp"
 #include "models/zoo.hpp"
 #include "platforms/cluster_size.hpp"
 #include "platforms/data_dir.hpp"
@@ -97,6 +98,18 @@ std::string platform_ref(const Configuration& c) {
 // that does not read token sequences (or longer than the model allows). Parameter servers,
 // MPI reducing in host memory and TCP are simulated (scenario_yaml()).
 void check_expressible(const Configuration& c) {
+  if (!c.parallel.empty()) {
+    // An LLM point: its model must be a transformer (zoo name or file); the scenario loader
+    // checks the parallel map against it.
+    std::optional<models::TransformerSpec> t;
+    try {
+      t = models::load_transformer(c.model);
+    } catch (const std::exception& e) {
+      throw Unsupported(e.what());
+    }
+    if (!t) throw Unsupported(c.model + " is not a transformer of the LLM zoo");
+    return;
+  }
   models::Model model;
   try {
     model = models::load_model(c.model);
@@ -164,6 +177,21 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   std::string y = "# Written by scalecast validate for one validation configuration.\n";
   y += fmt::format("platform: \"{}\"\n", platform_ref(c));
   y += fmt::format("model: \"{}\"\n", c.model);
+  if (!c.parallel.empty()) {
+    // LLM training (scenarios/README.md "LLM training"): batch, sequence and precision are in
+    // the parallel map; the measured run fit, so the memory estimate does not veto it.
+    y += fmt::format("nodes: {}\n", c.nodes);
+    y += "cluster:\n  nodes: fit\n";
+    y += fmt::format("gpus_per_node: {}\n", c.gpus / c.nodes);
+    y += fmt::format("parallel: {}\n", c.parallel);
+    y += "memory_check: false\n";
+    if (!calibration.empty()) {
+      y += "calibration:\n";
+      for (const std::string& db : calibration) y += fmt::format("  - \"{}\"\n", db);
+    }
+    y += fmt::format("framework_efficiency: {:.17g}\n", c.framework_efficiency);
+    return y;
+  }
   // The validation file gives seq_len for language models only; check_expressible() rejects it
   // for a model that does not read token sequences, as the scenario loader would.
   if (c.seq_len) y += fmt::format("seq_len: {}\n", *c.seq_len);
@@ -242,6 +270,12 @@ Prediction parse_summary_json(const std::string& text, const std::string& name) 
     p.breakdown.copy_s = b.value("copy_s", 0.0);
     p.breakdown.idle_s = b.value("idle_s", 0.0);
   }
+  // LLM runs (sim/llm_outputs.cpp).
+  p.tokens_per_s_per_gpu = j.value("tokens_per_s_per_gpu", 0.0);
+  p.mfu = j.value("mfu", 0.0);
+  p.hfu = j.value("hfu", 0.0);
+  if (j.contains("flops") && j["flops"].is_object())
+    p.peak_flops_per_gpu = j["flops"].value("peak_per_gpu", 0.0);
   return p;
 }
 

@@ -1,0 +1,106 @@
+#pragma once
+// A process group of an LLM job as the network sees it: the GPU hosts of its members in group
+// order, and the collective algorithms that run on it. Every algorithm is a set of SimGrid flows
+// on the real routes between the members' hosts (so NVLink inside a node, NICs and the fabric
+// between nodes, shared max-min with everything else that runs), at wave fidelity: one flow per
+// ring edge per call carrying the call's bytes for that edge, then the latency of the remaining
+// ring steps, (steps - 1) x the slowest edge's route latency (sim/README.md, "Fidelities").
+// Calls are asynchronous: start() returns a handle whose wait() blocks the calling actor.
+
+#include <simgrid/s4u.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace scalecast::sim {
+
+class Communicator {
+ public:
+  explicit Communicator(std::vector<simgrid::s4u::Host*> hosts);
+  int size() const { return static_cast<int>(hosts_.size()); }
+  simgrid::s4u::Host* host(int i) const { return hosts_[static_cast<std::size_t>(i)]; }
+  // The slowest route latency between ring neighbours (i -> i + 1 mod n).
+  double ring_alpha_s() const { return ring_alpha_s_; }
+
+ private:
+  std::vector<simgrid::s4u::Host*> hosts_;
+  double ring_alpha_s_ = 0.0;
+};
+
+// One started collective: its flows and the latency that follows them.
+class CollectiveCall {
+ public:
+  CollectiveCall() = default;
+  CollectiveCall(std::vector<simgrid::s4u::CommPtr> comms, double tail_s)
+      : comms_(std::move(comms)), tail_s_(tail_s) {}
+  // A call without flows that ends at `end_s` (a duration measured on an earlier, identical
+  // call on links nothing else uses).
+  static CollectiveCall ending_at(double end_s) {
+    CollectiveCall c;
+    c.end_s_ = end_s;
+    return c;
+  }
+  // Blocks until the flows are done and the tail latency after the last of them has passed.
+  void wait();
+  // After wait(): when the call ended (its last flow's end plus the tail latency).
+  double done_at_s() const { return done_at_s_; }
+
+ private:
+  std::vector<simgrid::s4u::CommPtr> comms_;
+  double tail_s_ = 0.0;
+  double end_s_ = 0.0;
+  double done_at_s_ = 0.0;
+};
+
+// A collective algorithm on a communicator. `bytes` is the call's buffer per member as NCCL
+// counts it (all-reduce: the buffer; reduce-scatter: the input, all-gather: the output, both
+// the full buffer; send-recv: what each member passes on per step); `wire_factor` scales the
+// bytes on the wire (a protocol's efficiency).
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual const char* name() const = 0;
+  // Bytes each member sends over the whole call.
+  virtual double bytes_sent_per_member(int n, double bytes, int steps) const = 0;
+  virtual int ring_steps(int n, int steps) const = 0;
+  CollectiveCall start(const Communicator& comm, double bytes, int steps = 1,
+                       double wire_factor = 1.0) const;
+};
+
+class RingAllReduce final : public Collective {  // reduce-scatter + all-gather: 2(n-1) steps
+ public:
+  const char* name() const override { return "ring_allreduce"; }
+  double bytes_sent_per_member(int n, double b, int) const override {
+    return 2.0 * (n - 1) / n * b;
+  }
+  int ring_steps(int n, int) const override { return 2 * (n - 1); }
+};
+
+class RingReduceScatter final : public Collective {  // n - 1 steps of b / n
+ public:
+  const char* name() const override { return "ring_reduce_scatter"; }
+  double bytes_sent_per_member(int n, double b, int) const override {
+    return static_cast<double>(n - 1) / n * b;
+  }
+  int ring_steps(int n, int) const override { return n - 1; }
+};
+
+class RingAllGather final : public Collective {  // n - 1 steps of b / n
+ public:
+  const char* name() const override { return "ring_all_gather"; }
+  double bytes_sent_per_member(int n, double b, int) const override {
+    return static_cast<double>(n - 1) / n * b;
+  }
+  int ring_steps(int n, int) const override { return n - 1; }
+};
+
+// Ring exchange (context parallelism's K/V passing): `steps` rounds, each member sending `b` to
+// the next.
+class RingExchange final : public Collective {
+ public:
+  const char* name() const override { return "ring_exchange"; }
+  double bytes_sent_per_member(int, double b, int steps) const override { return b * steps; }
+  int ring_steps(int, int steps) const override { return steps; }
+};
+
+}  // namespace scalecast::sim

@@ -1,0 +1,38 @@
+#pragma once
+// The LLM side of a scenario: a transformer model (zoo name or a model file with
+// `transformer:`) trained with the `parallel:` configuration. A scenario with a `parallel:` map
+// runs the pipeline job (sim/pipeline_job.hpp) instead of the data-parallel one; it has one size,
+// tp x pp x cp x dp GPUs.
+
+#include <string>
+#include <vector>
+
+#include "models/parallel_config.hpp"
+#include "models/transformer.hpp"
+
+namespace scalecast::common {
+class ConfigNode;
+}
+namespace scalecast::platforms {
+struct Platform;
+}
+
+namespace scalecast::sim {
+
+struct LlmSetup {
+  models::TransformerSpec model;
+  models::ParallelConfig parallel;
+  // Per pipeline stage, the GPU catalog name its ranks must run on (`stage_gpus:`), empty: the
+  // placement decides (every stage on the job's nodes in Megatron order).
+  std::vector<std::string> stage_gpus;
+  std::int64_t seq_len() const { return parallel.seq_len > 0 ? parallel.seq_len : model.seq_len; }
+};
+
+// Reads `parallel:` (and `stage_gpus:`) of a scenario whose model is `model_ref`, for a job of
+// `gpus` GPUs on `machine`; checks the configuration (models::parse_parallel) and that every
+// stage fits in the memory of every GPU type it may run on (unless `memory_check` is false).
+// ConfigErrors at the keys.
+LlmSetup load_llm_setup(const common::ConfigNode& root, const std::string& model_ref, int gpus,
+                        const platforms::Platform& machine, bool memory_check = true);
+
+}  // namespace scalecast::sim

@@ -1,0 +1,189 @@
+// LLM scenarios (`model:` a transformer plus `parallel:`): loading with errors at file:line,
+// one point of the pipeline job priced by a roofline on a real DGX H100 platform (breakdown adds
+// up, bubble and every group's traffic present, MFU within (0, 1)), and `scalecast run` end to
+// end (summary.json and the Perfetto trace, byte-identical across two runs).
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/config_error.hpp"
+#include "sim/llm_runner.hpp"
+#include "sim/scenario.hpp"
+#include "tests/sim/replay/test_files.hpp"
+
+using namespace scalecast;
+using namespace scalecast::sim;
+using scalecast::common::ConfigError;
+using scalecast::sim::testing::kTool;
+using scalecast::sim::testing::slurp;
+
+namespace {
+
+// Llama 3 8B on one DGX H100: TP 2, PP 2, DP 2, 1F1B, 8 micro-batches of 1 x 2,048 tokens.
+std::string llama(const std::string& extra = "", const std::string& parallel_extra = "") {
+  return "platform: dgx-h100\nmodel: llama3_8b\nnodes: 1\ngpus_per_node: 8\n" + extra +
+         "iterations: 1\nwarmup: 1\nnetwork: ideal\n"
+         "parallel:\n  tp: 2\n  pp: 2\n  dp: 2\n  micro_batch: 1\n  global_batch: 16\n"
+         "  seq_len: 2048\n  schedule: 1f1b\n  sequence_parallel: true\n" +
+         parallel_extra;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "bad.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+class RooflineCost : public calibration::CostModel {
+ public:
+  calibration::OpCost op_time(const models::Op& op, const platforms::GpuSpec& gpu) const override {
+    const double peak = gpu.peak_flops(op.dtype, op.tensor_core);
+    const double compute = peak > 0.0 ? op.flops / (0.6 * peak) : 0.0;
+    const double memory = (op.bytes_read + op.bytes_written) / (0.8 * gpu.memory_bandwidth);
+    return {5e-6 + std::max(compute, memory), calibration::CostTier::kDatasheet};
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("llm scenario: a transformer with parallel loads, errors name the file and line") {
+    const Scenario s = load_scenario_text(llama(), "ok.yaml");
+    REQUIRE(s.llm.has_value());
+    CHECK(s.llm->model.name == "llama3_8b");
+    CHECK(s.llm->parallel.gpus() == 8);
+    CHECK(effective_seq_len(s) == 2048);
+
+    const std::string two_sizes = error_of(
+        "platform: dgx-h100\nmodel: llama3_8b\nnodes: [1, 2]\n"
+        "parallel:\n  tp: 8\n  global_batch: 8\n");
+    INFO(two_sizes);
+    CHECK(two_sizes.find("bad.yaml:3:") != std::string::npos);
+    CHECK(two_sizes.find("one node count") != std::string::npos);
+
+    const std::string batch = error_of(llama("batch_per_gpu: 4\n"));
+    INFO(batch);
+    CHECK(batch.find("bad.yaml:5:") != std::string::npos);
+    CHECK(batch.find("parallel.micro_batch") != std::string::npos);
+
+    const std::string cnn = error_of(
+        "platform: dgx-h100\nmodel: resnet50\nnodes: 1\nparallel:\n  tp: 8\n  global_batch: 8\n");
+    INFO(cnn);
+    CHECK(cnn.find("bad.yaml:2:") != std::string::npos);
+    CHECK(cnn.find("expected a transformer") != std::string::npos);
+
+    // 8 GPUs but TP 2 x PP 2 x DP 4 = 16: parse_parallel's check, at the parallel map.
+    const std::string gpus = error_of(
+        "platform: dgx-h100\nmodel: llama3_8b\nnodes: 1\n"
+        "parallel:\n  tp: 2\n  pp: 2\n  dp: 4\n  global_batch: 16\n");
+    INFO(gpus);
+    CHECK(gpus.find("bad.yaml:") != std::string::npos);
+    CHECK(gpus.find("error: parallel") != std::string::npos);
+  }
+
+  TEST_CASE("llm scenario: one point of Llama 3 8B TP2 PP2 DP2 on a DGX H100") {
+    const Scenario s = load_scenario_text(llama(), "llama.yaml");
+    const RooflineCost cost;
+    const LlmPointResult r = run_llm_point(s, {1, 0}, cost);
+    const PipelineResult& p = r.pipeline;
+    REQUIRE(p.stages.size() == 2);
+    CHECK(p.iteration_time_s > 0.0);
+    for (const StageBreakdown& b : p.stages) {
+      CHECK(b.total() == doctest::Approx(p.iteration_time_s).epsilon(1e-9));
+      CHECK(b.compute_s > 0.0);
+      CHECK(b.bubble_s > 0.0);  // a 2-stage 1F1B pipeline has one bubble of tf + tb
+    }
+    for (const char* g : {"tp", "pp", "dp"}) {
+      INFO(g);
+      CHECK(p.bytes_per_iteration.count(g) == 1);
+      CHECK(p.bytes_per_iteration.at(g) > 0.0);
+    }
+    CHECK(r.tokens_per_iteration == 16.0 * 2048);
+    CHECK(r.mfu() > 0.05);
+    CHECK(r.mfu() < 1.0);
+    CHECK(r.hfu() >= r.mfu());
+    CHECK(r.stage_gpu[0] == r.stage_gpu[1]);
+    CHECK(r.memory.size() == 2);
+  }
+
+  TEST_CASE("llm run: scalecast run writes the LLM summary and a per-stage trace, identically") {
+    const auto base =
+        std::filesystem::temp_directory_path() / ("scalecast-llm-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(base);
+    {
+      std::ofstream f(base / "llama.yaml");
+      f << llama();
+    }
+    for (const char* run : {"a", "b"}) {
+      const std::string cmd = kTool + " --quiet run " + (base / "llama.yaml").string() + " --out " +
+                              (base / run).string() + " > " + (base / run).string() + ".txt";
+      REQUIRE(std::system(cmd.c_str()) == 0);
+    }
+    for (const char* f : {"summary.json", "trace.json", "iterations.csv"}) {
+      const std::string a = slurp(base / "a" / f), b = slurp(base / "b" / f);
+      INFO(f);
+      CHECK(!a.empty());
+      CHECK(a == b);
+    }
+    const auto j = nlohmann::json::parse(slurp(base / "a" / "summary.json"));
+    CHECK(j["gpus"] == 8);
+    CHECK(j["parallel"]["tp"] == 2);
+    CHECK(j["throughput_tokens_per_s"].get<double>() > 0.0);
+    CHECK(j["mfu"].get<double>() > 0.0);
+    CHECK(j["flops"]["mfu_formula"].get<std::string>().find("3 x forward") != std::string::npos);
+    for (const char* k : {"compute_s", "bubble_s", "exposed_tp_s", "exposed_pp_s", "exposed_dp_s",
+                          "exposed_cp_s", "optimizer_s"})
+      CHECK(j["breakdown"].contains(k));
+    CHECK(j["stages"].size() == 2);
+    CHECK(j["stages"][0]["memory"]["total_bytes"].get<double>() > 0.0);
+    const std::string trace = slurp(base / "a" / "trace.json");
+    CHECK(trace.find("stage000") != std::string::npos);
+    CHECK(trace.find("stage001") != std::string::npos);
+    const std::string table = slurp(base.string() + "/a.txt");
+    INFO(table);
+    CHECK(table.find("tokens/s") != std::string::npos);
+    CHECK(table.find("bottleneck: stage") != std::string::npos);
+    std::filesystem::remove_all(base);
+  }
+
+  TEST_CASE("llm placement: stage_gpus puts each stage on its GPU type and names the bottleneck") {
+    // Llama 3 8B, TP 8 (one DGX per stage), PP 2: stage 0 on an A100 node, stage 1 on a V100
+    // node of the heterogeneous machine. The V100 stage computes slower: it is the bottleneck.
+    const std::string text =
+        "platform: hetero-v100-a100\nmodel: llama3_8b\nnodes: 2\ngpus_per_node: 8\n"
+        "placement: spread\niterations: 1\nwarmup: 0\nnetwork: ideal\n"
+        "stage_gpus: [a100-sxm4-80gb, v100-sxm2]\n"
+        "parallel:\n  tp: 8\n  pp: 2\n  micro_batch: 1\n  global_batch: 8\n  seq_len: 2048\n"
+        "  precision: fp16\n";
+    const Scenario s = load_scenario_text(text, "hetero.yaml");
+    const RooflineCost cost;
+    const LlmPointResult r = run_llm_point(s, {2, 0}, cost);
+    REQUIRE(r.stage_gpu.size() == 2);
+    CHECK(r.stage_gpu[0] == "a100-sxm4-80gb");
+    CHECK(r.stage_gpu[1] == "v100-sxm2");
+    CHECK(r.bottleneck_stage == 1);
+    INFO("stage compute: " << r.pipeline.stages[0].compute_s << " s (A100), "
+                           << r.pipeline.stages[1].compute_s << " s (V100)");
+    CHECK(r.pipeline.stages[1].compute_s > 1.5 * r.pipeline.stages[0].compute_s);
+    CHECK(r.peak_basis.find("v100-sxm2") != std::string::npos);  // MFU against the slowest GPU
+
+    const std::string count = error_of(
+        "platform: hetero-v100-a100\nmodel: llama3_8b\nnodes: 2\ngpus_per_node: 8\n"
+        "stage_gpus: [v100-sxm2]\nparallel:\n  tp: 8\n  pp: 2\n  global_batch: 8\n"
+        "  precision: fp16\n");
+    INFO(count);
+    CHECK(count.find("bad.yaml:5:") != std::string::npos);
+    CHECK(count.find("one GPU type per pipeline stage") != std::string::npos);
+  }
+}
