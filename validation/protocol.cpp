@@ -126,6 +126,17 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
       efficiency *=
           speed_of(anchor.measured.kind, fit.measured) / speed_of(anchor.measured.kind, simulated);
     }
+    if (!(std::abs(fit.residual_pct) <= options.fit_accept * 100.0)) {
+      // The efficiency divides kernel time only; the host's fixed per-step time and exposed
+      // communication stay as they are, so a measurement faster than those alone is out of
+      // reach. Predicting from the last trial efficiency would silently carry that residual.
+      throw Unsupported(fmt::format(
+          "anchor fit did not converge: simulated {:.6g} samples/s at efficiency {:.6g} after {} "
+          "simulations, {:+.2f}% from the measured {:.6g} (costs the efficiency does not scale, "
+          "such as fixed per-step host time or exposed communication, may alone exceed the "
+          "measured step)",
+          fit.simulated, fit.efficiency, fit.simulations, fit.residual_pct, fit.measured));
+    }
     fit.fitted = true;
   } catch (const common::Interrupted&) {
     throw;  // not this anchor's failure: the whole run stops

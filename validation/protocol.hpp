@@ -16,6 +16,11 @@ namespace scalecast::validation {
 struct ProtocolOptions {
   double fit_tolerance = 1e-4;  // relative anchor residual at which the fit stops
   int fit_max_simulations = 12;
+  // Relative anchor residual beyond which the anchor counts as not fitted once the simulations
+  // are spent: costs that the efficiency does not divide (fixed per-step host time, exposed
+  // communication) can make the measured throughput unreachable at any efficiency, and such a
+  // fit must not be used for predictions.
+  double fit_accept = 0.01;
   bool fit_unused_anchors = true;  // also fit anchors no predict point names (residual report)
   int jobs = 1;  // simulations run concurrently (> 1 requires a thread-safe Predictor)
 };

@@ -23,6 +23,7 @@ class FakePredictor : public Predictor {
   mutable std::mutex seen_mutex;  // run_protocol calls predict() from several threads
   double rate_per_gpu = 500.0;    // samples/s at efficiency 1
   double comm_s_per_node = 0.01;  // per extra node
+  double fixed_s = 0.0;           // host time per step that the efficiency does not divide
 
   Prediction predict(const Configuration& c) const override {
     {
@@ -36,7 +37,7 @@ class FakePredictor : public Predictor {
     Prediction p;
     const double compute_s = c.batch_per_gpu / (rate_per_gpu * c.framework_efficiency);
     const double comm_s = comm_s_per_node * (c.nodes - 1);
-    p.iteration_time_s = compute_s + comm_s;
+    p.iteration_time_s = fixed_s + compute_s + comm_s;
     p.throughput_samples_per_s = c.gpus * c.batch_per_gpu / p.iteration_time_s;
     p.breakdown.compute_s = compute_s;
     p.breakdown.exposed_comm_s = comm_s;
@@ -106,6 +107,51 @@ TEST_SUITE("unit") {
     CHECK(fit.fitted);
     CHECK(fit.efficiency == doctest::Approx(expected_e).epsilon(1e-4));
     CHECK(std::abs(fit.residual_pct) <= 0.01);
+  }
+
+  TEST_CASE("a fixed per-step cost is not absorbed by the fitted efficiency") {
+    // Anchor: 1 GPU, batch 100, 400 samples/s measured = a 0.25 s step, of which 0.05 s is fixed
+    // host time: e = 100 / (500 x 0.20) = 1. Predict: the same GPU at batch 25 keeps the whole
+    // 0.05 s (25 / 500 + 0.05 = 0.1 s, 250 samples/s); an efficiency fitted to the whole step
+    // would have scaled it with the batch (400 samples/s).
+    std::string text =
+        "schema: scalecast-validation/1\npoints:\n" +
+        point("A1", "sysA", 1, 1, "throughput: 400", "    role: anchor\n") +
+        point("S1", "sysA", 1, 1, "throughput: 250", "    role: predict\n    anchor: A1\n");
+    const std::string b100 =
+        "batch_per_gpu: 100\n    gpus: 1\n    nodes: 1\n    measured:\n"
+        "      throughput: 250";
+    const std::size_t at = text.find(b100);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, std::string("batch_per_gpu: 100").size(), "batch_per_gpu: 25");
+    const ValidationFile f = parse_validation_text(text, "dir/v.yaml");
+    FakePredictor fake;
+    fake.fixed_s = 0.05;
+    const ValidationRun run = run_protocol(f, fake);
+    REQUIRE(run.anchors.size() == 1);
+    CHECK(run.anchors[0].fitted);
+    CHECK(run.anchors[0].efficiency == doctest::Approx(1.0).epsilon(1e-4));
+    const PointResult& s1 = result(run, "S1");
+    REQUIRE(s1.simulated);
+    CHECK(s1.predicted == doctest::Approx(250.0).epsilon(1e-4));
+  }
+
+  TEST_CASE("an anchor faster than its fixed costs alone is not fitted, and its points skip") {
+    // 0.3 s of fixed host time per step against a measured 0.25 s step (400 samples/s): no
+    // efficiency reaches it. The fit used to end after its simulations with the last trial
+    // efficiency and a -16% residual, and its points were predicted from it.
+    const ValidationFile f = parse_validation_text(file_text(), "dir/v.yaml");
+    FakePredictor fake;
+    fake.fixed_s = 0.3;
+    const AnchorFit fit = fit_anchor(f.points[0], "dir", fake, {});
+    CHECK_FALSE(fit.fitted);
+    CHECK_FALSE(fit.failed);  // a property of the configuration, not a crash
+    CHECK(fit.skip_reason.find("anchor fit did not converge") != std::string::npos);
+    CHECK(fit.skip_reason.find("fixed per-step host time") != std::string::npos);
+    const ValidationRun run = run_protocol(f, fake);
+    const PointResult& p1 = result(run, "P1");
+    CHECK_FALSE(p1.simulated);
+    CHECK(p1.skip_reason.find("anchor A1 not simulated: anchor fit did not converge") == 0);
   }
 
   TEST_CASE("predictions use the named anchor's efficiency and signed errors") {
