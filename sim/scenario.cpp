@@ -19,8 +19,8 @@
 #include "platforms/platform.hpp"
 #include "sim/framework_preset.hpp"
 #include "sim/multi_job_scenario.hpp"
-#include "sim/time_to_train.hpp"
 #include "sim/scenario_strategy.hpp"
+#include "sim/time_to_train.hpp"
 
 namespace scalecast::sim {
 

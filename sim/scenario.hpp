@@ -15,8 +15,8 @@
 #include "common/precision.hpp"
 #include "sim/collective_config.hpp"
 #include "sim/input_pipeline.hpp"
-#include "sim/parameter_server.hpp"
 #include "sim/llm_setup.hpp"
+#include "sim/parameter_server.hpp"
 #include "sim/simulated_platform.hpp"
 
 namespace scalecast::common {
