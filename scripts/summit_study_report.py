@@ -415,15 +415,18 @@ def main():
     support_section(lines, support, rows)
     lines += ["## 7. What the tool does not predict today", "",
               "- **Accuracy** (the study's accuracy axis): scalecast predicts time per step, not "
-              "convergence; no time-to-accuracy is reported.",
-              "- **Parameter-server training**: TensorFlow's parameter-server strategy is not simulated "
-              "(data-parallel all-reduce only), so every run here uses Horovod-style all-reduce.",
+              "convergence. Time-to-train from published convergence tables exists (`time_to_train`, "
+              "MLPerf reference convergence points; scenarios/README.md) but is not run here: those "
+              "tables describe MLPerf's LARS recipes, not the study's TensorFlow runs.",
+              "- **Parameter-server training**: simulated since 3 Dec (`strategy: parameter_server`), "
+              "but not validated (the public PS points are predicted up to 3.7x too fast; "
+              "validation/REPORT.md), so every run here uses Horovod-style all-reduce.",
               "- **CPU-side input work**: JPEG decode and augmentation on the POWER9 cores is off "
               "(no `decode_rate`), and the GPU time of nvJPEG/DALI decode is not modelled.",
-              "- **Other jobs on the machine**: GPFS and the fabric carry this job only; traffic of other "
-              "jobs on a production machine is not in these runs.",
-              "- **Inception-v3** is left out: its concatenations are priced as copy-stream memcpy ops "
-              "that take a large share of its step (scenarios/summit-study/README.md).",
+              "- **Other jobs on the machine**: `jobs:` scenarios put several jobs and I/O neighbours "
+              "on one machine (scenarios/summit-shared-jobs.yaml); these runs have this job alone.",
+              "- **Inception-v3** is not in these runs (its concatenations were mispriced as host "
+              "copies until 3 Dec; the study's axes were set before the fix).",
               ""]
     (out / "report.md").write_text("\n".join(lines))
 
