@@ -8,14 +8,57 @@ namespace sg4 = simgrid::s4u;
 namespace scalecast::sim {
 
 Communicator::Communicator(std::vector<sg4::Host*> hosts) : hosts_(std::move(hosts)) {
+  std::vector<int> order(hosts_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  rings_.push_back(std::move(order));
+  measure();
+}
+
+Communicator::Communicator(std::vector<sg4::Host*> hosts, const std::vector<int>& node_of)
+    : hosts_(std::move(hosts)) {
+  const int n = size();
+  // Blocks of contiguous members on one node.
+  std::vector<std::pair<int, int>> blocks;  // first member, count
+  bool contiguous = static_cast<int>(node_of.size()) == n;
+  for (int i = 0; contiguous && i < n; ++i) {
+    if (i == 0 || node_of[static_cast<std::size_t>(i)] != node_of[static_cast<std::size_t>(i - 1)])
+      blocks.emplace_back(i, 0);
+    ++blocks.back().second;
+  }
+  std::vector<int> seen;
+  for (const auto& b : blocks) {
+    const int node = node_of[static_cast<std::size_t>(b.first)];
+    if (std::find(seen.begin(), seen.end(), node) != seen.end()) contiguous = false;
+    seen.push_back(node);
+  }
+  const int per_node = blocks.empty() ? 0 : blocks.front().second;
+  for (const auto& b : blocks) contiguous = contiguous && b.second == per_node;
+  const int channels = contiguous && blocks.size() > 1 ? per_node : 1;
+  for (int c = 0; c < channels; ++c) {
+    std::vector<int> order;
+    order.reserve(static_cast<std::size_t>(n));
+    if (channels == 1) {
+      for (int i = 0; i < n; ++i) order.push_back(i);
+    } else {
+      for (const auto& b : blocks)
+        for (int k = 0; k < per_node; ++k) order.push_back(b.first + (k + c) % per_node);
+    }
+    rings_.push_back(std::move(order));
+  }
+  measure();
+}
+
+void Communicator::measure() {
   const int n = size();
   std::vector<sg4::Link*> links;
-  for (int i = 0; i < n && n > 1; ++i) {
-    links.clear();
-    double latency = 0.0;
-    hosts_[static_cast<std::size_t>(i)]->route_to(hosts_[static_cast<std::size_t>((i + 1) % n)],
-                                                  links, &latency);
-    ring_alpha_s_ = std::max(ring_alpha_s_, latency);
+  for (const std::vector<int>& r : rings_) {
+    for (int i = 0; i < n && n > 1; ++i) {
+      links.clear();
+      double latency = 0.0;
+      host(r[static_cast<std::size_t>(i)])
+          ->route_to(host(r[static_cast<std::size_t>((i + 1) % n)]), links, &latency);
+      ring_alpha_s_ = std::max(ring_alpha_s_, latency);
+    }
   }
 }
 
@@ -36,12 +79,17 @@ CollectiveCall Collective::start(const Communicator& comm, double bytes, int ste
                                  double wire_factor) const {
   const int n = comm.size();
   if (n <= 1 || bytes <= 0.0) return {};
-  const double per_edge = bytes_sent_per_member(n, bytes, steps) * wire_factor;
+  const int channels = comm.channels();
+  const double per_edge = bytes_sent_per_member(n, bytes, steps) * wire_factor / channels;
   std::vector<sg4::CommPtr> comms;
-  comms.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i)
-    comms.push_back(sg4::Comm::sendto_async(comm.host(i), comm.host((i + 1) % n),
-                                            static_cast<std::uint64_t>(per_edge)));
+  comms.reserve(static_cast<std::size_t>(n * channels));
+  for (int c = 0; c < channels; ++c) {
+    const std::vector<int>& r = comm.ring(c);
+    for (int i = 0; i < n; ++i)
+      comms.push_back(sg4::Comm::sendto_async(comm.host(r[static_cast<std::size_t>(i)]),
+                                              comm.host(r[static_cast<std::size_t>((i + 1) % n)]),
+                                              static_cast<std::uint64_t>(per_edge)));
+  }
   return {std::move(comms), (ring_steps(n, steps) - 1) * comm.ring_alpha_s()};
 }
 

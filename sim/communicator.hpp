@@ -14,16 +14,32 @@
 
 namespace scalecast::sim {
 
+// A group with several members on each of several nodes runs one ring per channel, as NCCL
+// does: channel c visits each node's members rotated by c, so each channel leaves a node from a
+// different GPU (and so through that GPU's NIC where every GPU has its own) and carries 1/c of
+// the bytes. NCCL builds its rings per channel so that they enter and leave a node through
+// different NICs and the inter-node traffic of a node is spread over all of them (NCCL
+// src/graph/search.cc, rings per channel; docs: "NCCL_MIN_NCHANNELS"); without this a DP ring of
+// 4 GPUs per DGX crosses each node through one NIC of 8. A group on one node, or with one member
+// per node, has one channel (its ring is the same whatever the rotation).
 class Communicator {
  public:
   explicit Communicator(std::vector<simgrid::s4u::Host*> hosts);
+  // `node_of[i]`: the job node of member i. Members of one node must be contiguous and every
+  // node must hold the same number of them for channels to be used; otherwise one ring.
+  Communicator(std::vector<simgrid::s4u::Host*> hosts, const std::vector<int>& node_of);
   int size() const { return static_cast<int>(hosts_.size()); }
   simgrid::s4u::Host* host(int i) const { return hosts_[static_cast<std::size_t>(i)]; }
-  // The slowest route latency between ring neighbours (i -> i + 1 mod n).
+  int channels() const { return static_cast<int>(rings_.size()); }
+  // Member order of channel c's ring.
+  const std::vector<int>& ring(int c) const { return rings_[static_cast<std::size_t>(c)]; }
+  // The slowest route latency between ring neighbours of any channel.
   double ring_alpha_s() const { return ring_alpha_s_; }
 
  private:
+  void measure();
   std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<std::vector<int>> rings_;
   double ring_alpha_s_ = 0.0;
 };
 

@@ -456,10 +456,17 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
     const GpuSlot g = slot_of(rank, gpn);
     return platform.gpu(s.spec.nodes[static_cast<std::size_t>(g.node)], g.local);
   };
-  const auto comm_of = [&](models::ParallelDim d, const RankCoord& base) {
+  const auto comm_of_ranks = [&](const std::vector<int>& ranks) {
     std::vector<sg4::Host*> hosts;
-    for (int r : s.layout.group(d, base)) hosts.push_back(host_of(r));
-    return std::make_unique<Communicator>(std::move(hosts));
+    std::vector<int> nodes;
+    for (int r : ranks) {
+      hosts.push_back(host_of(r));
+      nodes.push_back(slot_of(r, gpn).node);
+    }
+    return std::make_unique<Communicator>(std::move(hosts), nodes);
+  };
+  const auto comm_of = [&](models::ParallelDim d, const RankCoord& base) {
+    return comm_of_ranks(s.layout.group(d, base));
   };
   for (int st = 0; st < s.pp; ++st) {
     RankCoord base;
@@ -475,9 +482,7 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
         ranks.push_back(r);
     }
     std::sort(ranks.begin(), ranks.end());
-    std::vector<sg4::Host*> hosts;
-    for (int r : ranks) hosts.push_back(host_of(r));
-    s.dpcp.push_back(std::make_unique<Communicator>(std::move(hosts)));
+    s.dpcp.push_back(comm_of_ranks(ranks));
     s.order.push_back(stage_order(p.schedule, s.pp, s.v, s.m, st));
     // A group is private when it is exactly the GPUs of one node.
     const auto fills_node = [&](models::ParallelDim d) {
@@ -501,8 +506,12 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
       out.insert(links.begin(), links.end());
     };
     const auto ring_links = [&](const Communicator& c, LinkSet& out) {
-      for (int i = 0; i < c.size() && c.size() > 1; ++i)
-        add_route(c.host(i), c.host((i + 1) % c.size()), out);
+      for (int ch = 0; ch < c.channels(); ++ch) {
+        const std::vector<int>& r = c.ring(ch);
+        for (int i = 0; i < c.size() && c.size() > 1; ++i)
+          add_route(c.host(r[static_cast<std::size_t>(i)]),
+                    c.host(r[static_cast<std::size_t>((i + 1) % c.size())]), out);
+      }
     };
     for (int st = 0; st < s.pp; ++st) {
       const auto i = static_cast<std::size_t>(st);
