@@ -58,6 +58,7 @@ void Communicator::measure() {
       host(r[static_cast<std::size_t>(i)])
           ->route_to(host(r[static_cast<std::size_t>((i + 1) % n)]), links, &latency);
       ring_alpha_s_ = std::max(ring_alpha_s_, latency);
+      ring_links_.insert(links.begin(), links.end());
     }
   }
 }
@@ -91,6 +92,24 @@ CollectiveCall Collective::start(const Communicator& comm, double bytes, int ste
                                               static_cast<std::uint64_t>(per_edge)));
   }
   return {std::move(comms), (ring_steps(n, steps) - 1) * comm.ring_alpha_s()};
+}
+
+const Collective& collective_for(models::CommKind k) {
+  static const RingAllReduce all_reduce;
+  static const RingReduceScatter reduce_scatter;
+  static const RingAllGather all_gather;
+  static const RingExchange exchange;
+  switch (k) {
+    case models::CommKind::kAllReduce:
+      return all_reduce;
+    case models::CommKind::kReduceScatter:
+      return reduce_scatter;
+    case models::CommKind::kAllGather:
+      return all_gather;
+    case models::CommKind::kSendRecv:
+      return exchange;
+  }
+  return all_reduce;
 }
 
 }  // namespace scalecast::sim

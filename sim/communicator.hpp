@@ -10,7 +10,10 @@
 #include <simgrid/s4u.hpp>
 
 #include <memory>
+#include <set>
 #include <vector>
+
+#include "models/llm_step.hpp"
 
 namespace scalecast::sim {
 
@@ -35,12 +38,15 @@ class Communicator {
   const std::vector<int>& ring(int c) const { return rings_[static_cast<std::size_t>(c)]; }
   // The slowest route latency between ring neighbours of any channel.
   double ring_alpha_s() const { return ring_alpha_s_; }
+  // Every link on a route between ring neighbours of any channel.
+  const std::set<const simgrid::s4u::Link*>& ring_links() const { return ring_links_; }
 
  private:
   void measure();
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::vector<int>> rings_;
   double ring_alpha_s_ = 0.0;
+  std::set<const simgrid::s4u::Link*> ring_links_;
 };
 
 // One started collective: its flows and the latency that follows them.
@@ -118,5 +124,8 @@ class RingExchange final : public Collective {
   double bytes_sent_per_member(int, double b, int steps) const override { return b * steps; }
   int ring_steps(int, int steps) const override { return steps; }
 };
+
+// The ring algorithm that runs an LLM step's communication of kind `k`.
+const Collective& collective_for(models::CommKind k);
 
 }  // namespace scalecast::sim

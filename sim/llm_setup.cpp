@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "platforms/platform.hpp"
@@ -56,6 +59,23 @@ LlmSetup load_llm_setup(const ConfigNode& root, const std::string& model_ref, in
     }
   }
   return out;
+}
+
+LlmSetup load_llm_for_nodes(const ConfigNode& root, const std::string& model_ref,
+                            const std::vector<int>& nodes, int gpus_per_node,
+                            const platforms::Platform& machine, bool memory_check,
+                            const ConfigNode& nodes_key) {
+  if (nodes.size() != 1)
+    nodes_key.fail(
+        "expected one node count for a scenario with `parallel:` (its GPUs are tp x pp "
+        "x cp x dp)");
+  int gpn = gpus_per_node;
+  if (gpn == 0) {
+    gpn = std::numeric_limits<int>::max();
+    for (const platforms::Partition& p : machine.partitions)
+      gpn = std::min(gpn, machine.node_types.at(static_cast<std::size_t>(p.node_type)).gpu_count);
+  }
+  return load_llm_setup(root, model_ref, nodes.front() * gpn, machine, memory_check);
 }
 
 }  // namespace scalecast::sim

@@ -34,5 +34,11 @@ struct LlmSetup {
 // ConfigErrors at the keys.
 LlmSetup load_llm_setup(const common::ConfigNode& root, const std::string& model_ref, int gpus,
                         const platforms::Platform& machine, bool memory_check = true);
+// The same for a scenario's node counts: exactly one (else an error at `nodes_key`), with
+// `gpus_per_node` (0: the fewest GPUs of any partition's node type) GPUs each.
+LlmSetup load_llm_for_nodes(const common::ConfigNode& root, const std::string& model_ref,
+                            const std::vector<int>& nodes, int gpus_per_node,
+                            const platforms::Platform& machine, bool memory_check,
+                            const common::ConfigNode& nodes_key);
 
 }  // namespace scalecast::sim

@@ -22,25 +22,6 @@ namespace sg4 = simgrid::s4u;
 namespace scalecast::sim {
 namespace {
 
-const RingAllReduce kAllReduce;
-const RingReduceScatter kReduceScatter;
-const RingAllGather kAllGather;
-const RingExchange kExchange;
-
-const Collective& algorithm_of(models::CommKind k) {
-  switch (k) {
-    case models::CommKind::kAllReduce:
-      return kAllReduce;
-    case models::CommKind::kReduceScatter:
-      return kReduceScatter;
-    case models::CommKind::kAllGather:
-      return kAllGather;
-    case models::CommKind::kSendRecv:
-      return kExchange;
-  }
-  return kAllReduce;
-}
-
 const char* group_name(models::CommGroup g) {
   switch (g) {
     case models::CommGroup::kTp:
@@ -172,7 +153,8 @@ struct PipelineJob::State {
     const Communicator& comm = comm_of(stage, c.group);
     const int n = comm.size();
     if (n <= 1) return;
-    const double per_member = algorithm_of(c.kind).bytes_sent_per_member(n, call_bytes(c), c.steps);
+    const double per_member =
+        collective_for(c.kind).bytes_sent_per_member(n, call_bytes(c), c.steps);
     const auto& p = spec.parallel;
     const double groups = static_cast<double>(p.tp) * p.cp * p.dp / n;  // of this stage
     bytes[group_name(c.group)] += per_member * n * groups / spec.iterations;
@@ -219,7 +201,7 @@ struct PipelineJob::State {
         const double now = sg4::Engine::get_clock();
         const double* known = recall(stage, c);
         Pending x{known ? CollectiveCall::ending_at(now + *known)
-                        : algorithm_of(c.kind).start(comm, call_bytes(c), c.steps),
+                        : collective_for(c.kind).start(comm, call_bytes(c), c.steps),
                   c.group, now, &c, !known && private_group(stage, c.group)};
         if (spec.parallel.overlap_tp_comm && c.overlappable) {
           pending.push_back(std::move(x));
@@ -292,7 +274,7 @@ struct PipelineJob::State {
       const double t0 = sg4::Engine::get_clock();
       it_seen = barrier_epoch;
       count_bytes(stage, *c, it_seen);
-      algorithm_of(c->kind)
+      collective_for(c->kind)
           .start(comm_of(stage, c->group), call_bytes(*c), c->steps, spec.dp_flow_factor)
           .wait();
       record(stage, "dp", it_seen, t0, c->name);
@@ -505,28 +487,20 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
       a->route_to(b, links, &latency);
       out.insert(links.begin(), links.end());
     };
-    const auto ring_links = [&](const Communicator& c, LinkSet& out) {
-      for (int ch = 0; ch < c.channels(); ++ch) {
-        const std::vector<int>& r = c.ring(ch);
-        for (int i = 0; i < c.size() && c.size() > 1; ++i)
-          add_route(c.host(r[static_cast<std::size_t>(i)]),
-                    c.host(r[static_cast<std::size_t>((i + 1) % c.size())]), out);
-      }
-    };
     for (int st = 0; st < s.pp; ++st) {
       const auto i = static_cast<std::size_t>(st);
       auto& flags = s.private_tp_cp[i];
       if (!flags[0] && !flags[1]) continue;
-      LinkSet other, tp_links, cp_links;
+      LinkSet other;
       for (int nb : {(st + 1) % s.pp, (st + s.pp - 1) % s.pp}) {
         if (nb == st) continue;
         add_route(s.stage_host[i], s.stage_host[static_cast<std::size_t>(nb)], other);
         add_route(s.stage_host[static_cast<std::size_t>(nb)], s.stage_host[i], other);
       }
-      ring_links(*s.dp[i], other);
-      ring_links(*s.dpcp[i], other);
-      ring_links(*s.tp[i], tp_links);
-      ring_links(*s.cp[i], cp_links);
+      other.insert(s.dp[i]->ring_links().begin(), s.dp[i]->ring_links().end());
+      other.insert(s.dpcp[i]->ring_links().begin(), s.dpcp[i]->ring_links().end());
+      const LinkSet& tp_links = s.tp[i]->ring_links();
+      const LinkSet& cp_links = s.cp[i]->ring_links();
       const auto disjoint = [](const LinkSet& a, const LinkSet& b) {
         for (const sg4::Link* l : a)
           if (b.count(l)) return false;

@@ -369,22 +369,6 @@ void check_memory(const ConfigNode& root, const Scenario& s, const platforms::Pl
   }
 }
 
-// The LLM side (sim/llm_setup.hpp): one size, tp x pp x cp x dp = nodes x GPUs per node.
-LlmSetup load_llm_for(const ConfigNode& root, const Scenario& s, const platforms::Platform& machine,
-                      const ConfigNode& nodes_key) {
-  if (s.nodes.size() != 1)
-    nodes_key.fail(
-        "expected one node count for a scenario with `parallel:` (its GPUs are tp x pp "
-        "x cp x dp)");
-  int gpn = s.gpus_per_node;
-  if (gpn == 0) {
-    gpn = std::numeric_limits<int>::max();
-    for (const platforms::Partition& p : machine.partitions)
-      gpn = std::min(gpn, machine.node_types.at(static_cast<std::size_t>(p.node_type)).gpu_count);
-  }
-  return load_llm_setup(root, s.model, s.nodes.front() * gpn, machine, s.memory_check);
-}
-
 }  // namespace
 
 Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
@@ -528,7 +512,8 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   // whatever the estimate says of the precision they are simulated at.
   s.memory_check = root.bool_or("memory_check", true);
   if (llm) {
-    s.llm = load_llm_for(root, s, machine, nodes);
+    s.llm =
+        load_llm_for_nodes(root, s.model, s.nodes, s.gpus_per_node, machine, s.memory_check, nodes);
   } else if (s.memory_check) {
     check_memory(root, s, machine);
   }
