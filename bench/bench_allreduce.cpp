@@ -74,5 +74,6 @@ int main(int argc, char** argv) {
       "%.2f s, peak RSS %.0f MB\n",
       mib, algorithm.c_str(), r.gpus, nodes, fidelity.c_str(), r.iteration_time_s, setup, wall,
       ru.ru_maxrss / 1024.0);
-  return 0;
+  std::fflush(nullptr);
+  std::_Exit(0);  // as the scalecast CLI: no engine teardown (sim/engine_setup.hpp)
 }
