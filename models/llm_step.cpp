@@ -17,7 +17,7 @@ using common::DType;
 // FLOPs per element of the memory-bound ops (their cost comes from bytes; see step_assembler.cpp).
 constexpr double kNormFlops = 8, kNormBwdFlops = 12, kResidualFlops = 3, kActFlops = 8,
                  kActBwdFlops = 10, kRopeFlops = 6, kSoftmaxFlops = 5, kLossFlops = 5,
-                 kEmbeddingFlops = 1, kAdamFlops = 16;
+                 kEmbeddingFlops = 1, kAdamFlops = 16, kCastFlops = 2;
 // Adam on the fp32 master copy: reads master weight, gradient, m, v (16 B); writes master, m, v
 // and the bf16 working copy (14 B).
 constexpr double kAdamReadBytes = 16, kAdamWriteBytes = 14;
@@ -88,11 +88,22 @@ class ChunkBuilder {
     cur_.ops.push_back(std::move(op));
   }
   void linear_fwd(const std::string& name, std::int64_t layer, std::int64_t in, std::int64_t out) {
+    fp8_cast(name + ".fp8_cast", pass_, layer, tokens_ * in);
     gemm(name, pass_, layer, out, tokens_, in, true, false);
   }
   void linear_dgrad(const std::string& name, std::int64_t layer, std::int64_t in,
                     std::int64_t out) {
+    fp8_cast(name + ".grad.fp8_cast", Pass::kBackwardData, layer, tokens_ * out);
     gemm(name + ".dgrad", Pass::kBackwardData, layer, in, tokens_, out, false, false);
+  }
+  // An FP8 linear's operand cast (Transformer Engine, torchao Float8Linear): the bf16 activation
+  // (forward: the input; backward: the output gradient, shared by dgrad and wgrad) is read, scaled
+  // by its amax and written in FP8 twice, as is and transposed, because Hopper's FP8 GEMMs take
+  // only the TN layout and the weight-gradient GEMM needs the transpose. Weight casts (once per
+  // parameter, not per token) are left out. A memory-bound kernel the bf16 recipe does not run.
+  void fp8_cast(std::string name, Pass pass, std::int64_t layer, std::int64_t elements) {
+    if (gemm_ != DType::kFp8) return;
+    mem_op(std::move(name), OpClass::kElementwise, pass, layer, elements, kCastFlops, 1, 1, act_);
   }
   void linear_wgrad(const std::string& name, std::int64_t layer, std::int64_t in,
                     std::int64_t out) {
@@ -220,14 +231,44 @@ class ChunkBuilder {
     elt(lname(l, "mlp.residual"), OpClass::kElementwise, pass_, l, nd, kResidualFlops, 2, 1);
   }
 
+  // TorchTitan's op-level selective AC (parallelize_llama.py): in the recomputed forward, matmuls
+  // 2, 4 and 6 of the block (wk, wo, w3 / fc2) and every op outside the save list (norms, RoPE,
+  // the activation, residual adds) run again; the other matmuls and attention are saved. TP
+  // collectives are saved too (reduce_scatter is on the list), so none is added here.
+  void layer_recompute_op(std::int64_t l) {
+    const std::int64_t nd = norm_tokens_ * d();
+    elt(lname(l, "input_norm"), OpClass::kNormalization, pass_, l, nd, kNormFlops);
+    linear_fwd(lname(l, "attn.k"), l, d(), hkv_ * hd_);
+    if (m_.position == PositionKind::kRope)
+      elt(lname(l, "attn.rope"), OpClass::kElementwise, pass_, l, tokens_ * (hq_ + hkv_) * hd_,
+          kRopeFlops);
+    linear_fwd(lname(l, "attn.proj"), l, hq_ * hd_, d());
+    elt(lname(l, "attn.residual"), OpClass::kElementwise, pass_, l, nd, kResidualFlops, 2, 1);
+    elt(lname(l, "post_attn_norm"), OpClass::kNormalization, pass_, l, nd, kNormFlops);
+    if (m_.ffn_kind == FfnKind::kSwiGlu) {
+      linear_fwd(lname(l, "mlp.w3"), l, d(), ffn_);
+      elt(lname(l, "mlp.act"), OpClass::kElementwise, pass_, l, tokens_ * ffn_, kActFlops, 2, 1);
+    } else {
+      elt(lname(l, "mlp.act"), OpClass::kElementwise, pass_, l, tokens_ * ffn_, kActFlops);
+      linear_fwd(lname(l, "mlp.fc2"), l, ffn_, d());
+    }
+  }
+
   void layer_backward(std::int64_t l) {
     const std::int64_t nd = norm_tokens_ * d();
     const Pass bd = Pass::kBackwardData;
-    if (c_.recompute == Recompute::kFull) {
+    if (c_.recompute == Recompute::kFull && (l + 1) % c_.recompute_every == 0) {
       cut();
       suffix_ = ".recompute";
       pass_ = Pass::kForward;
       layer_forward(l);
+      suffix_.clear();
+    }
+    if (c_.recompute == Recompute::kSelectiveOp) {
+      cut();
+      suffix_ = ".recompute";
+      pass_ = Pass::kForward;
+      layer_recompute_op(l);
       suffix_.clear();
     }
     elt(lname(l, "mlp.residual.bwd"), OpClass::kElementwise, bd, l, nd, 1);
@@ -348,7 +389,7 @@ class ChunkBuilder {
       x.per_micro_batch = per_mb;
       st.dp_comms.push_back(std::move(x));
     };
-    const double grads = p * kGradReduceBytes, params = p * kParamGatherBytes;
+    const double grads = p * c_.grad_reduce_bytes, params = p * kParamGatherBytes;
     if (c_.zero_stage == 0) {
       comm("grad_allreduce", CommKind::kAllReduce, grads, c_.overlap_dp_comm, false);
     } else if (c_.zero_stage <= 2) {
