@@ -199,6 +199,19 @@ class ChunkBuilder {
   std::int64_t fc1_out() const { return m_.ffn_kind == FfnKind::kSwiGlu ? 2 * ffn_ : ffn_; }
   std::int64_t d() const { return m_.hidden; }
 
+  // Elements of this rank's attention scores (micro-batch x local heads x queries x keys).
+  std::int64_t scores() const { return c_.micro_batch * hq_ * s_ * keys_; }
+  // The unfused path's S^2 ops (Megatron-LM without FlashAttention): the fused scale-mask-softmax,
+  // then dropout of the probabilities (Megatron's --attention-dropout, 0.1 by default in 2021 and
+  // 2022: megatron/arguments.py; its mask is in Korthikanti et al.'s 5as/h activation term):
+  // reads the probabilities, writes them and a one-byte mask (1.5 x 2 bytes); its backward reads
+  // the gradient and the mask and writes the gradient. FlashAttention fuses all of it.
+  void unfused_softmax_dropout(std::int64_t l, Pass pass) {
+    if (c_.flash_attention) return;
+    elt(lname(l, "attn.softmax"), OpClass::kSoftmax, pass, l, scores(), kSoftmaxFlops);
+    elt(lname(l, "attn.dropout"), OpClass::kElementwise, pass, l, scores(), 2, 1, 1.5);
+  }
+
   void layer_forward(std::int64_t l) {
     const std::int64_t nd = norm_tokens_ * d();
     elt(lname(l, "input_norm"), OpClass::kNormalization, pass_, l, nd, kNormFlops);
@@ -211,9 +224,7 @@ class ChunkBuilder {
     cp_ring(l, "attn.cp_kv", 1.0);
     cut();
     attention(lname(l, "attn.core"), pass_, l, 2);
-    if (!c_.flash_attention)
-      elt(lname(l, "attn.softmax"), OpClass::kSoftmax, pass_, l, c_.micro_batch * hq_ * s_ * keys_,
-          kSoftmaxFlops);
+    unfused_softmax_dropout(l, pass_);
     linear_fwd(lname(l, "attn.proj"), l, hq_ * hd_, d());
     tp_reduce(lname(l, "attn"), tp_overlap());
     cut();
@@ -289,11 +300,17 @@ class ChunkBuilder {
     cut();
     linear_dgrad(lname(l, "attn.proj"), l, hq_ * hd_, d());
     linear_wgrad(lname(l, "attn.proj"), l, hq_ * hd_, d());
-    if (c_.recompute == Recompute::kSelective)
-      attention(lname(l, "attn.core.recompute"), Pass::kForward, l, 2);
-    if (!c_.flash_attention)
-      elt(lname(l, "attn.softmax.bwd"), OpClass::kSoftmax, bd, l, c_.micro_batch * hq_ * s_ * keys_,
-          3, 2, 1);
+    if (c_.recompute == Recompute::kSelective) {
+      // Korthikanti et al. 2022: QK^T, softmax, dropout and attention over V run again.
+      suffix_ = ".recompute";
+      attention(lname(l, "attn.core"), Pass::kForward, l, 2);
+      unfused_softmax_dropout(l, Pass::kForward);
+      suffix_.clear();
+    }
+    if (!c_.flash_attention) {
+      elt(lname(l, "attn.dropout.bwd"), OpClass::kElementwise, bd, l, scores(), 1, 1.5, 1);
+      elt(lname(l, "attn.softmax.bwd"), OpClass::kSoftmax, bd, l, scores(), 3, 2, 1);
+    }
     attention(lname(l, "attn.core.bwd"), bd, l, c_.flash_attention ? 5 : 4);
     cp_ring(l, "attn.cp_kv_grad", 2.0);  // K/V forward again plus their gradients back
     cut();
