@@ -125,6 +125,23 @@ TEST_SUITE("unit") {
           doctest::Approx(13 * (f.layer_gemm + f.layer_attention)).epsilon(1e-12));
   }
 
+  TEST_CASE("stage memory: recompute_every k keeps full activations for the other blocks") {
+    const TransformerSpec m = zoo("llama2_13b");  // 40 blocks, sequence 4,096, vocabulary 32,000
+    ParallelConfig c = fsdp(2, Recompute::kNone);
+    const double none = estimate_stage_memory(m, c)[0].activations_bytes;
+    c.recompute = Recompute::kSelectiveOp;  // estimated as no recomputation (an upper bound)
+    CHECK(estimate_stage_memory(m, c)[0].activations_bytes == doctest::Approx(none));
+    c.recompute = Recompute::kFull;
+    const double full = estimate_stage_memory(m, c)[0].activations_bytes;
+    c.recompute_every = 2;
+    const double every2 = estimate_stage_memory(m, c)[0].activations_bytes;
+    const double logits = 4.0 * 4096 * 2 * 32000;  // fp32 logits of the micro-batch
+    const double none_l = (none - logits) / 40, full_l = (full - none_l - logits) / 40;
+    CHECK(full_l < none_l);
+    // 20 checkpointed blocks, 20 with everything, one block rebuilt during its backward.
+    CHECK(every2 == doctest::Approx(20 * full_l + 20 * none_l + none_l + logits));
+  }
+
   TEST_CASE("grad_reduce_dtype sets the bytes of the data-parallel gradient reduction") {
     const TransformerSpec m = zoo("gpt3_1p7b");
     const double p = static_cast<double>(parameter_count(m));
