@@ -17,7 +17,7 @@ using common::DType;
 // FLOPs per element of the memory-bound ops (their cost comes from bytes; see step_assembler.cpp).
 constexpr double kNormFlops = 8, kNormBwdFlops = 12, kResidualFlops = 3, kActFlops = 8,
                  kActBwdFlops = 10, kRopeFlops = 6, kSoftmaxFlops = 5, kLossFlops = 5,
-                 kEmbeddingFlops = 1, kAdamFlops = 16;
+                 kEmbeddingFlops = 1, kAdamFlops = 16, kCastFlops = 2;
 // Adam on the fp32 master copy: reads master weight, gradient, m, v (16 B); writes master, m, v
 // and the bf16 working copy (14 B).
 constexpr double kAdamReadBytes = 16, kAdamWriteBytes = 14;
@@ -88,11 +88,22 @@ class ChunkBuilder {
     cur_.ops.push_back(std::move(op));
   }
   void linear_fwd(const std::string& name, std::int64_t layer, std::int64_t in, std::int64_t out) {
+    fp8_cast(name + ".fp8_cast", pass_, layer, tokens_ * in);
     gemm(name, pass_, layer, out, tokens_, in, true, false);
   }
   void linear_dgrad(const std::string& name, std::int64_t layer, std::int64_t in,
                     std::int64_t out) {
+    fp8_cast(name + ".grad.fp8_cast", Pass::kBackwardData, layer, tokens_ * out);
     gemm(name + ".dgrad", Pass::kBackwardData, layer, in, tokens_, out, false, false);
+  }
+  // An FP8 linear's operand cast (Transformer Engine, torchao Float8Linear): the bf16 activation
+  // (forward: the input; backward: the output gradient, shared by dgrad and wgrad) is read, scaled
+  // by its amax and written in FP8 twice, as is and transposed, because Hopper's FP8 GEMMs take
+  // only the TN layout and the weight-gradient GEMM needs the transpose. Weight casts (once per
+  // parameter, not per token) are left out. A memory-bound kernel the bf16 recipe does not run.
+  void fp8_cast(std::string name, Pass pass, std::int64_t layer, std::int64_t elements) {
+    if (gemm_ != DType::kFp8) return;
+    mem_op(std::move(name), OpClass::kElementwise, pass, layer, elements, kCastFlops, 1, 1, act_);
   }
   void linear_wgrad(const std::string& name, std::int64_t layer, std::int64_t in,
                     std::int64_t out) {
@@ -188,6 +199,19 @@ class ChunkBuilder {
   std::int64_t fc1_out() const { return m_.ffn_kind == FfnKind::kSwiGlu ? 2 * ffn_ : ffn_; }
   std::int64_t d() const { return m_.hidden; }
 
+  // Elements of this rank's attention scores (micro-batch x local heads x queries x keys).
+  std::int64_t scores() const { return c_.micro_batch * hq_ * s_ * keys_; }
+  // The unfused path's S^2 ops (Megatron-LM without FlashAttention): the fused scale-mask-softmax,
+  // then dropout of the probabilities (Megatron's --attention-dropout, 0.1 by default in 2021 and
+  // 2022: megatron/arguments.py; its mask is in Korthikanti et al.'s 5as/h activation term):
+  // reads the probabilities, writes them and a one-byte mask (1.5 x 2 bytes); its backward reads
+  // the gradient and the mask and writes the gradient. FlashAttention fuses all of it.
+  void unfused_softmax_dropout(std::int64_t l, Pass pass) {
+    if (c_.flash_attention) return;
+    elt(lname(l, "attn.softmax"), OpClass::kSoftmax, pass, l, scores(), kSoftmaxFlops);
+    elt(lname(l, "attn.dropout"), OpClass::kElementwise, pass, l, scores(), 2, 1, 1.5);
+  }
+
   void layer_forward(std::int64_t l) {
     const std::int64_t nd = norm_tokens_ * d();
     elt(lname(l, "input_norm"), OpClass::kNormalization, pass_, l, nd, kNormFlops);
@@ -200,9 +224,7 @@ class ChunkBuilder {
     cp_ring(l, "attn.cp_kv", 1.0);
     cut();
     attention(lname(l, "attn.core"), pass_, l, 2);
-    if (!c_.flash_attention)
-      elt(lname(l, "attn.softmax"), OpClass::kSoftmax, pass_, l, c_.micro_batch * hq_ * s_ * keys_,
-          kSoftmaxFlops);
+    unfused_softmax_dropout(l, pass_);
     linear_fwd(lname(l, "attn.proj"), l, hq_ * hd_, d());
     tp_reduce(lname(l, "attn"), tp_overlap());
     cut();
@@ -220,14 +242,44 @@ class ChunkBuilder {
     elt(lname(l, "mlp.residual"), OpClass::kElementwise, pass_, l, nd, kResidualFlops, 2, 1);
   }
 
+  // TorchTitan's op-level selective AC (parallelize_llama.py): in the recomputed forward, matmuls
+  // 2, 4 and 6 of the block (wk, wo, w3 / fc2) and every op outside the save list (norms, RoPE,
+  // the activation, residual adds) run again; the other matmuls and attention are saved. TP
+  // collectives are saved too (reduce_scatter is on the list), so none is added here.
+  void layer_recompute_op(std::int64_t l) {
+    const std::int64_t nd = norm_tokens_ * d();
+    elt(lname(l, "input_norm"), OpClass::kNormalization, pass_, l, nd, kNormFlops);
+    linear_fwd(lname(l, "attn.k"), l, d(), hkv_ * hd_);
+    if (m_.position == PositionKind::kRope)
+      elt(lname(l, "attn.rope"), OpClass::kElementwise, pass_, l, tokens_ * (hq_ + hkv_) * hd_,
+          kRopeFlops);
+    linear_fwd(lname(l, "attn.proj"), l, hq_ * hd_, d());
+    elt(lname(l, "attn.residual"), OpClass::kElementwise, pass_, l, nd, kResidualFlops, 2, 1);
+    elt(lname(l, "post_attn_norm"), OpClass::kNormalization, pass_, l, nd, kNormFlops);
+    if (m_.ffn_kind == FfnKind::kSwiGlu) {
+      linear_fwd(lname(l, "mlp.w3"), l, d(), ffn_);
+      elt(lname(l, "mlp.act"), OpClass::kElementwise, pass_, l, tokens_ * ffn_, kActFlops, 2, 1);
+    } else {
+      elt(lname(l, "mlp.act"), OpClass::kElementwise, pass_, l, tokens_ * ffn_, kActFlops);
+      linear_fwd(lname(l, "mlp.fc2"), l, ffn_, d());
+    }
+  }
+
   void layer_backward(std::int64_t l) {
     const std::int64_t nd = norm_tokens_ * d();
     const Pass bd = Pass::kBackwardData;
-    if (c_.recompute == Recompute::kFull) {
+    if (c_.recompute == Recompute::kFull && (l + 1) % c_.recompute_every == 0) {
       cut();
       suffix_ = ".recompute";
       pass_ = Pass::kForward;
       layer_forward(l);
+      suffix_.clear();
+    }
+    if (c_.recompute == Recompute::kSelectiveOp) {
+      cut();
+      suffix_ = ".recompute";
+      pass_ = Pass::kForward;
+      layer_recompute_op(l);
       suffix_.clear();
     }
     elt(lname(l, "mlp.residual.bwd"), OpClass::kElementwise, bd, l, nd, 1);
@@ -248,11 +300,17 @@ class ChunkBuilder {
     cut();
     linear_dgrad(lname(l, "attn.proj"), l, hq_ * hd_, d());
     linear_wgrad(lname(l, "attn.proj"), l, hq_ * hd_, d());
-    if (c_.recompute == Recompute::kSelective)
-      attention(lname(l, "attn.core.recompute"), Pass::kForward, l, 2);
-    if (!c_.flash_attention)
-      elt(lname(l, "attn.softmax.bwd"), OpClass::kSoftmax, bd, l, c_.micro_batch * hq_ * s_ * keys_,
-          3, 2, 1);
+    if (c_.recompute == Recompute::kSelective) {
+      // Korthikanti et al. 2022: QK^T, softmax, dropout and attention over V run again.
+      suffix_ = ".recompute";
+      attention(lname(l, "attn.core"), Pass::kForward, l, 2);
+      unfused_softmax_dropout(l, Pass::kForward);
+      suffix_.clear();
+    }
+    if (!c_.flash_attention) {
+      elt(lname(l, "attn.dropout.bwd"), OpClass::kElementwise, bd, l, scores(), 1, 1.5, 1);
+      elt(lname(l, "attn.softmax.bwd"), OpClass::kSoftmax, bd, l, scores(), 3, 2, 1);
+    }
     attention(lname(l, "attn.core.bwd"), bd, l, c_.flash_attention ? 5 : 4);
     cp_ring(l, "attn.cp_kv_grad", 2.0);  // K/V forward again plus their gradients back
     cut();
@@ -348,7 +406,7 @@ class ChunkBuilder {
       x.per_micro_batch = per_mb;
       st.dp_comms.push_back(std::move(x));
     };
-    const double grads = p * kGradReduceBytes, params = p * kParamGatherBytes;
+    const double grads = p * c_.grad_reduce_bytes, params = p * kParamGatherBytes;
     if (c_.zero_stage == 0) {
       comm("grad_allreduce", CommKind::kAllReduce, grads, c_.overlap_dp_comm, false);
     } else if (c_.zero_stage <= 2) {

@@ -61,10 +61,10 @@ struct ChunkStep {
 // One entry per chunk (pp * virtual_stages).
 std::vector<ChunkStep> build_llm_step(const TransformerSpec& model, const ParallelConfig& config);
 
-// Added. Bytes per element of the DP gradient reduction (fp32: Megatron's bf16 default
-// accumulates and reduces main gradients in fp32, as FSDP2's reduce_dtype in TorchTitan) and of
-// the ZeRO parameter all-gather (the bf16 working copy).
-inline constexpr double kGradReduceBytes = 4.0, kParamGatherBytes = 2.0;
+// Added. Bytes per element of the ZeRO parameter all-gather (the bf16 working copy). The DP
+// gradient reduction's are ParallelConfig::grad_reduce_bytes (fp32 by default: Megatron's bf16
+// recipe accumulates and reduces main gradients in fp32, as FSDP2's reduce_dtype in TorchTitan).
+inline constexpr double kParamGatherBytes = 2.0;
 
 // Added. Parameters of one chunk on one GPU after the TP split (column-parallel weights and biases
 // / tp; row-parallel biases, norms and the position table replicated; vocabulary rows ceil(V/tp);

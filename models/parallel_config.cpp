@@ -97,6 +97,15 @@ std::optional<Problem> first_problem(const ParallelConfig& c, const TransformerS
     return P("sequence_parallel",
              fmt::format("tp {} does not divide the {} tokens per context-parallel rank", c.tp,
                          c.seq_len / c.cp));
+  if (c.recompute_every < 1 || (c.recompute_every > 1 && c.recompute != Recompute::kFull))
+    return P("recompute_every",
+             fmt::format("expected 1, or k >= 2 with recompute: full (every k-th block "
+                         "checkpointed), got {} with recompute: {}",
+                         c.recompute_every, to_string(c.recompute)));
+  if (c.grad_reduce_bytes != 2 && c.grad_reduce_bytes != 4)
+    return P("grad_reduce_dtype",
+             fmt::format("expected 2 (bf16/fp16) or 4 (fp32) bytes per gradient element, got {}",
+                         c.grad_reduce_bytes));
   if (c.zero_stage < 0 || c.zero_stage > 3)
     return P("zero_stage", fmt::format("expected 0, 1, 2 or 3, got {}", c.zero_stage));
   return std::nullopt;
@@ -135,6 +144,8 @@ std::string_view to_string(Recompute r) {
       return "selective";
     case Recompute::kFull:
       return "full";
+    case Recompute::kSelectiveOp:
+      return "selective_op";
   }
   return "?";
 }
@@ -167,10 +178,26 @@ std::string_view to_string(ParallelDim d) {
 
 ParallelConfig parse_parallel(const ConfigNode& node, const TransformerSpec& model, int gpus) {
   if (!node.is_map()) node.fail("expected a map of parallel settings (tp, pp, dp, ...)");
-  node.check_keys({"tp", "pp", "cp", "dp", "virtual_stages", "micro_batch", "global_batch",
-                   "seq_len", "schedule", "sequence_parallel", "recompute", "zero_stage",
-                   "precision", "overlap", "order", "first_stage_layers", "last_stage_layers",
-                   "flash_attention"});
+  node.check_keys({"tp",
+                   "pp",
+                   "cp",
+                   "dp",
+                   "virtual_stages",
+                   "micro_batch",
+                   "global_batch",
+                   "seq_len",
+                   "schedule",
+                   "sequence_parallel",
+                   "recompute",
+                   "zero_stage",
+                   "precision",
+                   "overlap",
+                   "order",
+                   "first_stage_layers",
+                   "last_stage_layers",
+                   "flash_attention",
+                   "recompute_every",
+                   "grad_reduce_dtype"});
   constexpr int kMax = 1 << 20;
   ParallelConfig c;
   bool dp_undivided = false;  // no `dp` and tp x pp x cp does not divide the GPUs
@@ -197,7 +224,15 @@ ParallelConfig parse_parallel(const ConfigNode& node, const TransformerSpec& mod
   if (auto n = node.optional("recompute"))
     c.recompute = parse_enum<Recompute>(*n, {{"none", Recompute::kNone},
                                              {"selective", Recompute::kSelective},
-                                             {"full", Recompute::kFull}});
+                                             {"full", Recompute::kFull},
+                                             {"selective_op", Recompute::kSelectiveOp}});
+  if (auto n = node.optional("recompute_every")) {
+    c.recompute_every = n->as_int_in(1, kMax);
+    if (c.recompute_every > 1 && c.recompute != Recompute::kFull)
+      n->fail("checkpoints every k-th block of full recomputation; expected `recompute: full`");
+  }
+  if (auto n = node.optional("grad_reduce_dtype"))
+    c.grad_reduce_bytes = parse_enum<int>(*n, {{"fp32", 4}, {"bf16", 2}, {"fp16", 2}});
   if (auto n = node.optional("precision"))
     c.precision = parse_enum<LlmPrecision>(*n, {{"bf16", LlmPrecision::kBf16},
                                                 {"fp16", LlmPrecision::kFp16},
@@ -282,6 +317,11 @@ std::vector<ChunkLayers> chunk_layers(const TransformerSpec& model, const Parall
   return out;
 }
 
+std::int64_t selective_op_recomputed_weights(const TransformerSpec& m) {
+  const std::int64_t d = m.hidden, kv = m.kv_heads * m.head_dim(), q = m.heads * m.head_dim();
+  return d * kv + q * d + d * m.ffn;
+}
+
 double training_flops_per_token(const TransformerSpec& model, const ParallelConfig& config,
                                 bool hardware, bool causal_half) {
   const std::int64_t s = config.seq_len > 0 ? config.seq_len : model.seq_len;
@@ -289,9 +329,15 @@ double training_flops_per_token(const TransformerSpec& model, const ParallelConf
   double per_seq = 3.0 * f.forward;
   if (hardware) {
     const double layers = static_cast<double>(model.layers);
-    if (config.recompute == Recompute::kFull)
-      per_seq += layers * (f.layer_gemm + f.layer_attention);
+    if (config.recompute == Recompute::kFull) {
+      const double checkpointed =
+          static_cast<double>(model.layers / std::max(1, config.recompute_every));
+      per_seq += checkpointed * (f.layer_gemm + f.layer_attention);
+    }
     if (config.recompute == Recompute::kSelective) per_seq += layers * f.layer_attention;
+    if (config.recompute == Recompute::kSelectiveOp)
+      per_seq += layers * 2.0 * static_cast<double>(s) *
+                 static_cast<double>(selective_op_recomputed_weights(model));
   }
   return per_seq / static_cast<double>(s);
 }

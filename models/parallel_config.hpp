@@ -19,7 +19,12 @@ class ConfigNode;
 namespace scalecast::models {
 
 enum class PipelineSchedule { kGPipe, k1F1B, kInterleaved1F1B };
-enum class Recompute { kNone, kSelective, kFull };
+// kSelective: Megatron's selective recomputation (the attention core, Korthikanti et al. 2022).
+// kSelectiveOp: TorchTitan's op-level selective AC (parallelize_llama.py `_save_list`): a block's
+// matmul outputs are saved except every second one in forward order (count 2, 4, 6, ...), which is
+// recomputed with every op not in the save list (norms, activations, RoPE, residual adds);
+// attention outputs are saved.
+enum class Recompute { kNone, kSelective, kFull, kSelectiveOp };
 // ZeRO stage of the data-parallel (sharded) optimizer: 0 = plain DP, 1 = optimizer state
 // (Megatron's distributed optimizer), 2 = + gradients, 3 = + weights (FSDP / FSDP2 full shard).
 enum class LlmPrecision {
@@ -56,6 +61,13 @@ struct ParallelConfig {
   // no S^2 tensor. false: Megatron-2021 unfused attention (full S^2 GEMMs, S^2 softmax and
   // dropout activations, Korthikanti's 5as/h term).
   bool flash_attention = true;
+  // Added. With recompute full: every k-th block is checkpointed (blocks k-1, 2k-1, ...), the
+  // others keep their activations (TorchTitan's selective layer AC, `selective_ac_option: k`).
+  int recompute_every = 1;
+  // Added. Bytes per element of the data-parallel gradient reduction: 4 (fp32: Megatron's bf16
+  // recipe reduces fp32 main gradients, FSDP2's reduce_dtype in TorchTitan), 2 (Megatron-LM 2021
+  // with --fp16 reduced the fp16 gradients; NeMo's grad_sync_dtype bf16).
+  int grad_reduce_bytes = 4;
   // Derived.
   std::int64_t micro_batches() const {  // per iteration per pipeline
     return dp > 0 && micro_batch > 0 ? global_batch / (dp * micro_batch) : 0;
@@ -64,11 +76,12 @@ struct ParallelConfig {
 };
 
 // Parses `parallel:` (keys tp, pp, cp, dp, virtual_stages, micro_batch, global_batch, seq_len,
-// schedule, sequence_parallel, recompute, zero_stage, precision, overlap: {tp, dp, param_gather},
-// order) and checks it against the model and the job's GPU count: TP divides heads and kv_heads
-// (and ffn, hidden), PP x virtual_stages divides layers, CP divides seq_len (2 x CP for causal
-// load balancing), tp*pp*cp*dp == gpus, global_batch divisible by dp*micro_batch, interleaved
-// needs virtual_stages > 1 and micro-batches a multiple of pp. Errors are ConfigErrors at the key.
+// schedule, sequence_parallel, recompute, recompute_every, zero_stage, precision, overlap: {tp, dp,
+// param_gather}, grad_reduce_dtype, order) and checks it against the model and the job's GPU count:
+// TP divides heads and kv_heads (and ffn, hidden), PP x virtual_stages divides layers, CP divides
+// seq_len (2 x CP for causal load balancing), tp*pp*cp*dp == gpus, global_batch divisible by
+// dp*micro_batch, interleaved needs virtual_stages > 1 and micro-batches a multiple of pp. Errors
+// are ConfigErrors at the key.
 ParallelConfig parse_parallel(const common::ConfigNode& node, const TransformerSpec& model,
                               int gpus);
 // Added: the same checks on a config built in code (std::invalid_argument naming the field).
@@ -76,7 +89,7 @@ ParallelConfig parse_parallel(const common::ConfigNode& node, const TransformerS
 void check_parallel(const ParallelConfig& config, const TransformerSpec& model, int gpus);
 
 std::string_view to_string(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved"
-std::string_view to_string(Recompute r);         // "none", "selective", "full"
+std::string_view to_string(Recompute r);         // "none", "selective", "full", "selective_op"
 std::string_view to_string(LlmPrecision p);      // "bf16", "fp16", "fp8"
 std::string_view to_string(ParallelDim d);       // "tp", "cp", "dp", "pp"
 
@@ -86,6 +99,11 @@ std::string_view to_string(ParallelDim d);       // "tp", "cp", "dp", "pp"
 // `causal_half` as in transformer_flops().
 double training_flops_per_token(const TransformerSpec& model, const ParallelConfig& config,
                                 bool hardware, bool causal_half = false);
+// Added. Weights (elements, whole model, before the TP split) of the matmuls one block recomputes
+// under Recompute::kSelectiveOp: the 2nd, 4th and 6th of TorchTitan's forward order (wq, wk, wv,
+// wo, w1, w3, w2 for SwiGLU; q, k, v, o, fc1, fc2 otherwise): wk, wo and w3 (or fc2), i.e.
+// d x kv_dim + d x d + d x ffn for both kinds.
+std::int64_t selective_op_recomputed_weights(const TransformerSpec& model);
 
 // Per-GPU memory of one pipeline stage (closed forms, Korthikanti et al. 2022 for activations,
 // Rajbhandari et al. 2020 for ZeRO): bytes of weights, gradients, optimizer state (+fp32 master),

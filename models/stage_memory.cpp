@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "models/llm_step.hpp"
@@ -24,6 +25,8 @@ double layer_activation_bytes(const TransformerSpec& m, const ParallelConfig& c,
   const double a = static_cast<double>(m.heads), t = static_cast<double>(c.tp);
   const double sbh = s * b * h;
   if (r == Recompute::kFull) return c.sequence_parallel ? 2.0 * sbh / t : 2.0 * sbh;
+  // TorchTitan's op-level AC saves most matmul outputs: taken as no recomputation (an upper bound).
+  if (r == Recompute::kSelectiveOp) r = Recompute::kNone;
   const double attn = (r == Recompute::kNone && !c.flash_attention) ? 5.0 * a * s / h : 0.0;
   return c.sequence_parallel ? sbh / t * (34.0 + attn) : sbh * (10.0 + 24.0 / t + attn / t);
 }
@@ -71,8 +74,14 @@ std::vector<StageMemory> estimate_stage_memory(const TransformerSpec& model,
     st.weights_bytes = kWeightBytes * params / (config.zero_stage >= 3 ? group : 1.0);
     st.gradients_bytes = kGradBytes * params / (config.zero_stage >= 2 ? group : 1.0);
     st.optimizer_bytes = kOptimizerBytes * params / (config.zero_stage >= 1 ? group : 1.0);
+    // With recompute_every k, one block in k is checkpointed and the others keep everything.
+    const double checkpointed = config.recompute == Recompute::kFull
+                                    ? std::floor(layers / std::max(1, config.recompute_every))
+                                    : layers;
     st.activations_bytes =
-        layers * in_flight(config, rank) * layer_activation_bytes(model, config, config.recompute);
+        in_flight(config, rank) *
+        (checkpointed * layer_activation_bytes(model, config, config.recompute) +
+         (layers - checkpointed) * layer_activation_bytes(model, config, Recompute::kNone));
     // Full recomputation rebuilds one layer's activations at a time during its backward.
     if (config.recompute == Recompute::kFull)
       st.activations_bytes += layer_activation_bytes(model, config, Recompute::kNone);

@@ -52,12 +52,14 @@ ordered_json llm_point_json(const Scenario&, const LlmPointResult& r) {
                    {"seq_len", r.seq_len},
                    {"sequence_parallel", p.sequence_parallel},
                    {"recompute", std::string(models::to_string(p.recompute))},
+                   {"recompute_every", p.recompute_every},
                    {"zero_stage", p.zero_stage},
                    {"precision", std::string(models::to_string(p.precision))},
                    {"overlap",
                     {{"tp", p.overlap_tp_comm},
                      {"dp", p.overlap_dp_comm},
                      {"param_gather", p.overlap_param_gather}}},
+                   {"grad_reduce_bytes", p.grad_reduce_bytes},
                    {"order", order}};
   j["iteration_time_s"] = pr.iteration_time_s;
   j["tokens_per_iteration"] = r.tokens_per_iteration;

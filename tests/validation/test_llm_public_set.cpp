@@ -1,11 +1,13 @@
 // The LLM validation gate: validation/llm-public.yaml (Narayanan et al. SC'21, Korthikanti et al.
 // MLSys'23, MegaScale NSDI'24, TorchTitan, NeMo 24.07, Megatron-Bridge) through the real engine.
-// It asserts the measured state of 3 Dec 2026 so that it cannot shrink: every anchor fitted, every
-// point simulated, and the MAPE and max |error| as guards. Issue 15 asks for MAPE <= 10 %, no
-// point beyond +-20 %: not met, MAPE 10.60 % over 38 points, max +24.38 % (NA-T1.1p7b, 1.7B on
-// 32 A100 with TP 1: its 8-GPU-per-node DP ring over all eight NICs is predicted faster than
-// measured; validation/README.md "LLM points"). Lower the guards as the model improves, never
-// raise them to pass; a point that stops being simulated fails the test.
+// It asserts the measured state of 3 Dec 2026 (20:08 UTC) so that it cannot shrink: every anchor
+// fitted, every point simulated, and the MAPE and max |error| as guards. Issue 15 asks for
+// MAPE <= 10 %, no point beyond +-20 %: met since each framework's own behaviour is simulated
+// (Megatron-LM 2021's fp16 all-reduce after backward, NeMo's TP overlap and bf16 gradients,
+// TorchTitan's op- and layer-level checkpointing, FP8 operand casts, unfused attention's dropout):
+// MAPE 7.22 % over 38 points, max +16.26 % (NA-T1.76p1b; validation/README.md "LLM points", the
+// five worst explained). It was MAPE 10.60 %, max +24.38 % before. Lower the guards as the model
+// improves, never raise them to pass; a point that stops being simulated fails the test.
 
 #include <doctest/doctest.h>
 
@@ -22,8 +24,8 @@ using namespace scalecast::validation;
 
 namespace {
 
-constexpr double kLlmMapePct = 10.7;
-constexpr double kLlmMaxAbsPct = 24.5;
+constexpr double kLlmMapePct = 7.3;
+constexpr double kLlmMaxAbsPct = 16.3;
 
 }  // namespace
 
