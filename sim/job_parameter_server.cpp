@@ -10,7 +10,8 @@
 // transport tcp), so a task's NIC carries all remote workers' traffic. Each process (task or
 // worker) then takes every received tensor out of gRPC on its one polling thread
 // (ps.receive_Bps, kTfGrpcReceiveBps): a task's pushes one after the other, a worker's pulls
-// likewise; messages between a worker and the task on its own GPU stay in memory.
+// likewise. A worker on the GPU that holds the task's variables moves nothing over a route, but
+// it and the task are two processes, so its tensors still pass the receiving thread.
 
 #include <algorithm>
 #include <cmath>
@@ -141,12 +142,11 @@ void Job::State::ps_worker_main(int rank, int task) {
     }
     // The worker waits for the task's variables from here (blocked on the pull).
     const double t0 = sg4::Engine::get_clock();
-    if (ps_pull_local[pair]) {
+    if (ps_pull_local[pair])
       ps_pull_local[pair]->acquire();
-    } else {
+    else
       ps_pull_box[pair]->get<int>();
-      ps_receive(ps_worker_receiver[rank], t.bytes);
-    }
+    ps_receive(ps_worker_receiver[rank], t.bytes);
     recorder.add_bytes(cls, t.bytes);
     if (traced_rank)
       recorder.add({rank, Stream::kComm, it, t0, sg4::Engine::get_clock(),
@@ -162,12 +162,11 @@ void Job::State::ps_server_main(int rank, int task) {
   const int total = spec.warmup + spec.iterations;
   for (int it = 0; it < total; ++it) {
     for (int g : t.grads) {
-      if (ps_push_local[pair]) {
+      if (ps_push_local[pair])
         ps_push_local[pair]->acquire();
-      } else {
+      else
         ps_push_box[pair]->get<int>();
-        ps_receive(t.receiver, spec.program.gradients[g].bytes);
-      }
+      ps_receive(t.receiver, spec.program.gradients[g].bytes);
       // Synchronous: added into the task's accumulator; asynchronous: applied to the variable.
       std::unique_lock lock(*t.memory);
       sg4::this_actor::sleep_for(kUpdateTrafficPerByte * spec.program.gradients[g].bytes /

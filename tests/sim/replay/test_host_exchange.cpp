@@ -180,6 +180,23 @@ TEST_SUITE("unit") {
     CHECK(job.result().iteration_time_s == doctest::Approx(expected).epsilon(1e-6));
   }
 
+  TEST_CASE("parameter server: a worker on the task's GPU moves nothing but still crosses gRPC") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(1));
+    constexpr double R = 1e9;
+    JobSpec j = ps_job(PsMode::kAsync);
+    j.nodes = {0};
+    j.ps.placement = PsPlacement::kColocated;
+    j.ps.variables = PsVariables::kGpu;
+    j.ps.receive_Bps = R;
+    Job job(platform, j);
+    engine->run();
+    // Worker and task are two processes on one GPU: no flow, but the task's thread takes the
+    // push (S/R), the task applies it (3S/M), the worker's thread takes the pull (S/R).
+    const double expected = 2 * S / R + kUpdateTrafficPerByte * S / M;
+    CHECK(job.result().iteration_time_s == doctest::Approx(expected).epsilon(1e-6));
+  }
+
   TEST_CASE("parameter server: the gRPC receive time, closed form and errors") {
     // The cited rate: 0.9 GB/s per process [TF-issue6116].
     CHECK(kTfGrpcReceiveBps == doctest::Approx(0.9e9));
