@@ -38,15 +38,16 @@ std::optional<PsVariables> parse_ps_variables(std::string_view text);
 // 0.9 GB/s, measured for a tensor assigned from one TensorFlow process to a variable in another
 // (worker to worker RecvTensor over loopback, so no NIC limit) on a Xeon E5-2630 v3 (Haswell-EP,
 // 2.4 GHz) [TF-issue6116]; the issue profiles 100 MB tensors and puts the time in the receiving
-// side's copies out of gRPC's buffers (the comment giving 0.9 GB/s does not state its size). Every received tensor of a process passes through one thread:
-// TensorFlow 1.x's gRPC client completion queue is polled by a single thread per process, which
-// runs each RecvTensor's completion and parse (`GrpcWorkerCache`'s `polling_thread_`, "TODO:
-// replace this thread with a threadpool") [TF-grpc_worker_cache], so a parameter-server task
-// takes all workers' pushes one after the other, and a worker all tasks' pulls. The same
-// measurements found the rate falling further for larger tensors (520-569 MB/s at 128 MB,
-// "below 100 MB/s for larger messages": gRPC's slice buffer handed slices out one at a time)
-// [TF-issue6256] [gRPC-issue8975]; that degradation is not modelled (its shape beyond 128 MB is
-// not measured), so for tensors of 128 MB and more this rate is an upper bound.
+// side's copies out of gRPC's buffers (the comment giving 0.9 GB/s does not state its size).
+// Every received tensor of a process passes through one thread: TensorFlow 1.x's gRPC client
+// completion queue is polled by a single thread per process, which runs each RecvTensor's
+// completion and parse (`GrpcWorkerCache`'s `polling_thread_`, "TODO: replace this thread with a
+// threadpool") [TF-grpc_worker_cache], so a parameter-server task takes all workers' pushes one
+// after the other, and a worker all tasks' pulls. The same measurements found the rate falling
+// further for larger tensors (520-569 MB/s at 128 MB, "below 100 MB/s for larger messages": gRPC's
+// slice buffer handed slices out one at a time) [TF-issue6256] [gRPC-issue8975]; that degradation
+// is not modelled (its shape beyond 128 MB is not measured), so for tensors of 128 MB and more this
+// rate is an upper bound.
 inline constexpr double kTfGrpcReceiveBps = 0.9e9;
 
 struct ParameterServerConfig {
