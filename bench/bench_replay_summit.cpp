@@ -57,5 +57,6 @@ int main(int argc, char** argv) {
       nodes, r.gpus, std::string(sim::to_string(r.fidelity)).c_str(), source.c_str(),
       r.iteration_time_s, r.throughput_samples_per_s, r.buckets_per_iteration,
       r.breakdown.exposed_comm_s, r.breakdown.io_stall_s, wall, ru.ru_maxrss / 1024.0);
-  return 0;
+  std::fflush(nullptr);
+  std::_Exit(0);  // as the scalecast CLI: no engine teardown (sim/engine_setup.hpp)
 }

@@ -136,7 +136,9 @@ JobResult run_point(const Scenario& s, const PointRequest& request,
   Job job(*platform,
           point_job_spec(s, request, {}, machine, platform.get(), cost_model, collectives_db));
   engine->run();
-  return job.result();
+  JobResult result = job.result();
+  keep_engine_until_exit(std::move(engine));  // its teardown is the process exit's
+  return result;
 }
 
 JobSpec point_job_spec(const Scenario& s, const PointRequest& request,
