@@ -7,7 +7,11 @@
 // training adds one update actor per task that applies the accumulated gradients once every
 // worker has pushed; the pulls wait for it. Pushes and pulls are SimGrid messages between the
 // worker's GPU and the task's host on the platform's routes (capped at the TCP stream rate with
-// transport tcp), so a task's NIC carries all remote workers' traffic.
+// transport tcp), so a task's NIC carries all remote workers' traffic. Each process (task or
+// worker) then takes every received tensor out of gRPC on its one polling thread
+// (ps.receive_Bps, kTfGrpcReceiveBps): a task's pushes one after the other, a worker's pulls
+// likewise. A worker on the GPU that holds the task's variables moves nothing over a route, but
+// it and the task are two processes, so its tensors still pass the receiving thread.
 
 #include <algorithm>
 #include <cmath>
@@ -66,7 +70,10 @@ void Job::State::setup_ps(const SimulatedPlatform& platform) {
     t.host = spec.ps.variables == PsVariables::kGpu ? platform.gpu(node, 0) : platform.cpu(node, 0);
     t.memory_Bps = spec.ps_memory_Bps[k];
     t.memory = sg4::Mutex::create();
+    t.receiver = sg4::Mutex::create();
   }
+  if (spec.ps.receive_Bps < 0.0)
+    throw std::invalid_argument("job '" + spec.name + "': the gRPC receive rate must be >= 0");
   for (int g = 0; g < static_cast<int>(shard.size()); ++g) {
     ps[shard[g]].grads.push_back(g);
     ps[shard[g]].bytes += spec.program.gradients[g].bytes;
@@ -76,6 +83,7 @@ void Job::State::setup_ps(const SimulatedPlatform& platform) {
   for (int r = 0; r < ranks; ++r) {
     ps_started.push_back(std::make_unique<Gate>(1));
     ps_pulled.push_back(std::make_unique<Gate>(tasks));
+    ps_worker_receiver.push_back(sg4::Mutex::create());
   }
   for (int k = 0; k < tasks; ++k) {
     ps_pushed.push_back(std::make_unique<Gate>(ranks));
@@ -138,6 +146,7 @@ void Job::State::ps_worker_main(int rank, int task) {
       ps_pull_local[pair]->acquire();
     else
       ps_pull_box[pair]->get<int>();
+    ps_receive(ps_worker_receiver[rank], t.bytes);
     recorder.add_bytes(cls, t.bytes);
     if (traced_rank)
       recorder.add({rank, Stream::kComm, it, t0, sg4::Engine::get_clock(),
@@ -157,6 +166,7 @@ void Job::State::ps_server_main(int rank, int task) {
         ps_push_local[pair]->acquire();
       else
         ps_push_box[pair]->get<int>();
+      ps_receive(t.receiver, spec.program.gradients[g].bytes);
       // Synchronous: added into the task's accumulator; asynchronous: applied to the variable.
       std::unique_lock lock(*t.memory);
       sg4::this_actor::sleep_for(kUpdateTrafficPerByte * spec.program.gradients[g].bytes /
@@ -171,6 +181,13 @@ void Job::State::ps_server_main(int rank, int task) {
     else
       send_capped(ps_pull_box[pair], t.bytes, cap);
   }
+}
+
+void Job::State::ps_receive(const sg4::MutexPtr& thread, double bytes) {
+  const double s = ps_receive_s(bytes, 1, spec.ps.receive_Bps);
+  if (s <= 0.0) return;
+  std::unique_lock lock(*thread);
+  sg4::this_actor::sleep_for(s);
 }
 
 void Job::State::ps_update_main(int task) {

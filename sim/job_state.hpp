@@ -170,11 +170,16 @@ struct Job::State {
     std::vector<int> grads;  // gradient indices, ready order
     double memory_Bps = 0.0;
     simgrid::s4u::MutexPtr memory;  // one update at a time
+    // The task process's gRPC polling thread: one received push at a time (kTfGrpcReceiveBps).
+    simgrid::s4u::MutexPtr receiver;
   };
   std::vector<PsTask> ps;
   std::vector<std::vector<double>> ps_fwd;  // per rank and iteration: forward start
   std::vector<std::unique_ptr<Gate>> ps_started, ps_pulled;  // per rank
   std::vector<std::unique_ptr<Gate>> ps_pushed, ps_updated;  // per task
+  std::vector<simgrid::s4u::MutexPtr> ps_worker_receiver;    // per rank: its gRPC thread
+  // Holds the process's gRPC thread while it takes `bytes` out of gRPC (ps.receive_Bps).
+  void ps_receive(const simgrid::s4u::MutexPtr& thread, double bytes);
   // Per (rank, task) pair, index rank * tasks + task: pushes go to the task's side, pulls back.
   // A pair on one host (a worker on the GPU that holds the task's variables) moves nothing over
   // a route: its messages are handed over in memory (semaphores; SimGrid has no route from a

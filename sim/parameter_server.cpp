@@ -39,4 +39,10 @@ double ps_update_s(double bytes, double memory_Bps, PsMode mode, int workers) {
   return passes * kUpdateTrafficPerByte * bytes / memory_Bps;
 }
 
+double ps_receive_s(double bytes, int messages, double receive_Bps) {
+  if (receive_Bps < 0.0)
+    throw std::invalid_argument("parameter servers: the gRPC receive rate must be >= 0");
+  return receive_Bps > 0.0 ? messages * bytes / receive_Bps : 0.0;
+}
+
 }  // namespace scalecast::sim

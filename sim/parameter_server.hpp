@@ -34,11 +34,30 @@ std::optional<PsPlacement> parse_ps_placement(std::string_view text);
 std::optional<PsMode> parse_ps_mode(std::string_view text);
 std::optional<PsVariables> parse_ps_variables(std::string_view text);
 
+// Bytes per second at which one TensorFlow 1.x process takes received tensors out of gRPC:
+// 0.9 GB/s, measured for a tensor assigned from one TensorFlow process to a variable in another
+// (worker to worker RecvTensor over loopback, so no NIC limit) on a Xeon E5-2630 v3 (Haswell-EP,
+// 2.4 GHz) [TF-issue6116]; the issue profiles 100 MB tensors and puts the time in the receiving
+// side's copies out of gRPC's buffers (the comment giving 0.9 GB/s does not state its size).
+// Every received tensor of a process passes through one thread: TensorFlow 1.x's gRPC client
+// completion queue is polled by a single thread per process, which runs each RecvTensor's
+// completion and parse (`GrpcWorkerCache`'s `polling_thread_`, "TODO: replace this thread with a
+// threadpool") [TF-grpc_worker_cache], so a parameter-server task takes all workers' pushes one
+// after the other, and a worker all tasks' pulls. The same measurements found the rate falling
+// further for larger tensors (520-569 MB/s at 128 MB, "below 100 MB/s for larger messages": gRPC's
+// slice buffer handed slices out one at a time) [TF-issue6256] [gRPC-issue8975]; that degradation
+// is not modelled (its shape beyond 128 MB is not measured), so for tensors of 128 MB and more this
+// rate is an upper bound.
+inline constexpr double kTfGrpcReceiveBps = 0.9e9;
+
 struct ParameterServerConfig {
   int tasks = 0;  // 0: no parameter servers (collective data parallelism)
   PsPlacement placement = PsPlacement::kColocated;
   PsMode mode = PsMode::kSync;
   PsVariables variables = PsVariables::kCpu;
+  // Rate at which each process (task or worker) takes received tensors out of gRPC, one tensor
+  // at a time (see kTfGrpcReceiveBps); 0: free (no gRPC cost).
+  double receive_Bps = kTfGrpcReceiveBps;
 };
 
 // Bytes of memory traffic per byte of variable: an update reads the variable and the gradient
@@ -55,5 +74,9 @@ std::vector<int> round_robin_shards(const StepProgram& program, int tasks);
 // Time a task needs to update `bytes` of its variables at `memory_Bps`: asynchronous, one
 // worker's gradient; synchronous, `workers` accumulations plus the update.
 double ps_update_s(double bytes, double memory_Bps, PsMode mode, int workers);
+
+// Time one process's gRPC thread needs to take `messages` received tensors of `bytes` each out
+// of gRPC at `receive_Bps` (0: free), one after the other.
+double ps_receive_s(double bytes, int messages, double receive_Bps);
 
 }  // namespace scalecast::sim

@@ -10,6 +10,9 @@
 namespace scalecast::sim {
 namespace {
 
+// The largest gRPC receive rate a scenario may give: 1 TB/s, beyond any memory copy.
+constexpr double kMaxReceiveRate_Bps = 1e12;
+
 template <class T, class F>
 T choice(const common::ConfigNode& n, F parse, const char* allowed) {
   const auto v = parse(n.as_string());
@@ -45,8 +48,9 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
                                 root.child_path("parameter_server"),
                                 "required with strategy parameter_server: a map with tasks "
                                 "(and placement, mode, variables), e.g. {tasks: 4}");
-    if (!block->is_map()) block->fail("expected a map with tasks, placement, mode, variables");
-    block->check_keys({"tasks", "placement", "mode", "variables"});
+    if (!block->is_map())
+      block->fail("expected a map with tasks, placement, mode, variables, receive_rate");
+    block->check_keys({"tasks", "placement", "mode", "variables", "receive_rate"});
     ParameterServerConfig& ps = s.parameter_server;
     const common::ConfigNode tasks = block->required("tasks");
     ps.tasks = tasks.as_int_field(1, 1'000'000);
@@ -56,6 +60,9 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
       ps.mode = choice<PsMode>(*v, parse_ps_mode, "sync, async");
     if (auto v = block->optional("variables"))
       ps.variables = choice<PsVariables>(*v, parse_ps_variables, "cpu, gpu");
+    // Each process's gRPC receive rate (parameter_server.hpp, kTfGrpcReceiveBps); 0 = free.
+    if (auto v = block->optional("receive_rate"))
+      ps.receive_Bps = v->as_quantity_in(common::Quantity::kBandwidth, 0.0, kMaxReceiveRate_Bps);
     // Colocated tasks run one per job node; CPU tasks on nodes of their own beside the job's.
     for (std::size_t i = 0; i < s.nodes.size(); ++i) {
       const int n = s.nodes[i];

@@ -220,6 +220,11 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
         "parameter_server:\n  tasks: {}\n  placement: colocated\n  mode: sync\n"
         "  variables: {}\n",
         c.nodes, c.strategy == Strategy::kParameterServerCpu ? "cpu" : "gpu");
+    // On one machine tf_cnn_benchmarks' parameter_server mode runs every tower in one process
+    // (VariableMgrLocalFetchFromPS, no ps_hosts) [tf_cnn_benchmarks-variable_mgr]: variables move
+    // between devices in memory, never through gRPC, so no process takes tensors out of gRPC
+    // (sim/parameter_server.hpp).
+    if (c.nodes == 1) y += "  receive_rate: 0GBps\n";
   }
   // comm: GPU collectives (nccl) or MPI reducing in host memory (mpi_cpu); absent = the
   // engine's default. tcp = TCP/IP over the platform's NICs (gRPC is TCP too); rdma = the

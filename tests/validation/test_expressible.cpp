@@ -102,6 +102,17 @@ TEST_SUITE("unit") {
     CHECK_NOTHROW(scalecast::sim::load_scenario_text(y, "v.yaml"));
     c.strategy = Strategy::kParameterServer;
     CHECK(scenario_yaml(c).find("  variables: gpu\n") != std::string::npos);
+    // Across servers every received tensor goes through gRPC (the engine's default rate); on
+    // one server tf_cnn_benchmarks keeps all towers in one process, so nothing does (CL-4.fp32
+    // could not be fitted with loopback gRPC charged).
+    CHECK(scenario_yaml(c).find("receive_rate") == std::string::npos);
+    c.nodes = 1;
+    c.gpus = 4;
+    y = scenario_yaml(c);
+    CHECK(y.find("  variables: gpu\n  receive_rate: 0GBps\n") != std::string::npos);
+    CHECK(scalecast::sim::load_scenario_text(y, "v.yaml").parameter_server.receive_Bps == 0.0);
+    c.nodes = 4;
+    c.gpus = 16;
     c.strategy = Strategy::kAllreduce;
     c.comm = {"mpi_cpu", "tcp"};
     CHECK_NOTHROW(check_expressible(c));

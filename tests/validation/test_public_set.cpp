@@ -38,13 +38,18 @@ constexpr double kMaxAbsPct = 20.5;
 // NCCL over TCP. Issue 16 requires each of them within +-25 % and the overall MAPE at the
 // data-parallel target; that is NOT met. The model's host-side costs come from cited
 // measurements only (sim/README.md "Parameter servers", "MPI on the CPU", "Transports"), never
-// from these points, and they still predict too fast, worst for VGG-16 (gRPC serialisation and
-// copies per byte, and NCCL's socket transport per thread, have no cited figure yet). So the
-// group is gated apart, at its state measured on 3 Dec 2026 (after mpi_cpu's one-core rate and
-// fusion-buffer copies): MAPE 61.32 %, max |e| 268.09 % (PA-6.ps.vgg16), and exactly the points
-// below beyond +-25 %. A point that improves into +-25 % or regresses out of it fails the test:
-// update the set (and lower the guards) in the change that explains why; never raise them to
-// pass.
+// from these points. 3 Dec 2026, after mpi_cpu's one-core rate and fusion-buffer copies: MAPE
+// 61.32 %, max |e| 268.09 % (PA-6.ps.vgg16). Then each TensorFlow process's one gRPC polling
+// thread, taking received tensors out at the measured 0.9 GB/s (sim/parameter_server.hpp
+// kTfGrpcReceiveBps): the parameter-server points went from +9..+268 % to -39..+45 % (small
+// tensors now too slow, VGG-16's 411 MB fc6 still too fast: the measured rate falls above
+// 128 MB, not modelled), MAPE 33.76 %, max 99.42 % (PA-6.hvd-mpi-tcp.vgg16; unchanged by the TCP
+// stream rate's 42 -> 42.2 Gbit/s). The worker on the GPU that holds a task's variables is
+// another process, so its tensors also pass the task's gRPC thread: MAPE 33.76 -> 33.87 %
+// (ps.inception_v3 -13.3 -> -14.9 %; a correction, raised here on purpose, not to pass), and
+// exactly the points below beyond +-25 %. A point that
+// improves into +-25 % or regresses out of it fails the test: update the set (and lower the guards)
+// in the change that explains why; never raise them to pass.
 const std::set<std::string> kHostExchangePoints = {
     "PA-6.ps.inception_v3",           "PA-6.ps.resnet101",           "PA-6.ps.vgg16",
     "PA-6.ps-cpu.inception_v3",       "PA-6.ps-cpu.resnet101",       "PA-6.ps-cpu.vgg16",
@@ -52,12 +57,12 @@ const std::set<std::string> kHostExchangePoints = {
     "PA-6.hvd-mpi-rdma.inception_v3", "PA-6.hvd-mpi-rdma.resnet101", "PA-6.hvd-mpi-rdma.vgg16",
     "PA-6.hvd-nccl-tcp.inception_v3", "PA-6.hvd-nccl-tcp.resnet101", "PA-6.hvd-nccl-tcp.vgg16",
 };
-constexpr double kHostExchangeMapePct = 61.4;
-constexpr double kHostExchangeMaxAbsPct = 268.1;
+constexpr double kHostExchangeMapePct = 33.9;
+constexpr double kHostExchangeMaxAbsPct = 99.5;
 const std::set<std::string> kHostExchangeBeyond25 = {
-    "PA-6.ps.inception_v3",    "PA-6.ps.resnet101",          "PA-6.ps.vgg16",
-    "PA-6.ps-cpu.vgg16",       "PA-6.hvd-mpi-tcp.resnet101", "PA-6.hvd-mpi-tcp.vgg16",
-    "PA-6.hvd-mpi-rdma.vgg16", "PA-6.hvd-nccl-tcp.vgg16",
+    "PA-6.ps.resnet101",      "PA-6.ps.vgg16",           "PA-6.ps-cpu.inception_v3",
+    "PA-6.ps-cpu.resnet101",  "PA-6.ps-cpu.vgg16",       "PA-6.hvd-mpi-tcp.resnet101",
+    "PA-6.hvd-mpi-tcp.vgg16", "PA-6.hvd-mpi-rdma.vgg16", "PA-6.hvd-nccl-tcp.vgg16",
 };
 
 // validation/mlperf-scale.yaml (MLPerf Training v1.1-v4.0 at 64 to 4,320 GPUs): when the file

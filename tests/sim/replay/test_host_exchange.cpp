@@ -66,6 +66,7 @@ JobSpec ps_job(PsMode mode) {
   j.ps.variables = PsVariables::kCpu;
   j.ps_nodes = {0};
   j.ps_memory_Bps = {M};
+  j.ps.receive_Bps = 0.0;  // gRPC free: the closed forms below are NIC and memory only
   return j;
 }
 
@@ -159,6 +160,79 @@ TEST_SUITE("unit") {
     CHECK(ps_update_s(S, M, PsMode::kAsync, 1) == doctest::Approx(pass));
   }
 
+  TEST_CASE("parameter server: each process takes its received tensors out of gRPC one at a time") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(3));
+    constexpr double R = 1e9;  // gRPC receive rate of every process
+    JobSpec j = ps_job(PsMode::kSync);
+    j.ps.receive_Bps = R;
+    Job job(platform, j);
+    engine->run();
+    // Both pushes cross the task's NIC together (2S/B), then the task's one gRPC thread takes
+    // them out one after the other (S/R each); the first accumulation (3S/M, shorter than S/R)
+    // runs while the second is taken out, the second after it, then the update (3S/M). Both
+    // pulls share the NIC (2S/B) and each worker's own thread takes its pull out (S/R, in
+    // parallel): 4S/B + 3S/R + 2 x 3S/M.
+    const double a = kUpdateTrafficPerByte * S / M;
+    REQUIRE(S / R >= a);
+    const double expected = 4 * S / B + 3 * S / R + 2 * a;
+    INFO("expected " << expected << " s, actual " << job.result().iteration_time_s << " s");
+    CHECK(job.result().iteration_time_s == doctest::Approx(expected).epsilon(1e-6));
+  }
+
+  TEST_CASE("parameter server: a worker on the task's GPU moves nothing but still crosses gRPC") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(1));
+    constexpr double R = 1e9;
+    JobSpec j = ps_job(PsMode::kAsync);
+    j.nodes = {0};
+    j.ps.placement = PsPlacement::kColocated;
+    j.ps.variables = PsVariables::kGpu;
+    j.ps.receive_Bps = R;
+    Job job(platform, j);
+    engine->run();
+    // Worker and task are two processes on one GPU: no flow, but the task's thread takes the
+    // push (S/R), the task applies it (3S/M), the worker's thread takes the pull (S/R).
+    const double expected = 2 * S / R + kUpdateTrafficPerByte * S / M;
+    CHECK(job.result().iteration_time_s == doctest::Approx(expected).epsilon(1e-6));
+  }
+
+  TEST_CASE("parameter server: the gRPC receive time, closed form and errors") {
+    // The cited rate: 0.9 GB/s per process [TF-issue6116].
+    CHECK(kTfGrpcReceiveBps == doctest::Approx(0.9e9));
+    CHECK(ParameterServerConfig{}.receive_Bps == kTfGrpcReceiveBps);
+    // 16 workers' pushes of VGG-16's fc6 gradient (4096 x 25088 floats) through one task's
+    // thread: 16 x 411 MB / 0.9 GB/s = 7.3 s.
+    const double fc6 = 4096.0 * 25088.0 * 4.0;
+    CHECK(ps_receive_s(fc6, 16, kTfGrpcReceiveBps) == doctest::Approx(16 * fc6 / 0.9e9));
+    CHECK(ps_receive_s(fc6, 16, kTfGrpcReceiveBps) == doctest::Approx(7.3).epsilon(0.01));
+    CHECK(ps_receive_s(fc6, 16, 0.0) == 0.0);
+    CHECK_THROWS_AS(ps_receive_s(fc6, 1, -1.0), std::invalid_argument);
+  }
+
+  TEST_CASE("round-robin sharding puts VGG-16's fc6 on one of 4 tasks: the hotspot") {
+    const Scenario s = load_scenario_text(
+        "platform: uber-pascal-roce25\nmodel: vgg16\nnodes: [4]\ngpus_per_node: 4\n", "in.yaml");
+    const auto step = scenario_step(s, scalecast::models::load_model(s.model));
+    StepProgram p;
+    double total = 0.0, largest = 0.0;
+    for (const auto& g : step.gradients()) {
+      p.gradients.push_back({g.name, g.bytes, 0});
+      total += g.bytes;
+      largest = std::max(largest, g.bytes);
+    }
+    const std::vector<int> task = round_robin_shards(p, 4);
+    std::vector<double> per_task(4, 0.0);
+    for (std::size_t g = 0; g < task.size(); ++g) per_task[task[g]] += p.gradients[g].bytes;
+    const double hottest = *std::max_element(per_task.begin(), per_task.end());
+    // fc6's weight gradient, 4096 x 25088 fp32 = 411 MB, is one variable: its task holds it
+    // whole, about three quarters of VGG-16's 553 MB, whatever the placement strategy.
+    CHECK(largest == doctest::Approx(4096.0 * 25088.0 * 4.0));
+    CHECK(total == doctest::Approx(553e6).epsilon(0.01));
+    CHECK(hottest >= largest);
+    CHECK(hottest / total > 0.74);
+  }
+
   TEST_CASE("round-robin sharding follows creation order, the reverse of the ready order") {
     StepProgram p = synthetic_program(0, 0.0, 5, 1e-3, 1.0, 0.0);
     // Ready order g0..g4 = created last..first: g4 was created first (task 0).
@@ -241,8 +315,9 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("TCP parameters: Ethernet and IPoIB from the measured single-stream receive rate") {
-    CHECK(tcp_params_for("25gbe").stream_rate_Bps() == doctest::Approx(42e9 / 8));
-    CHECK(tcp_params_for("edr").stream_rate_Bps() == doctest::Approx(42e9 / 8));
+    // 42.2 Gbit/s: one flow at 100 % of one receiving core [Cai-SIGCOMM21].
+    CHECK(tcp_params_for("25gbe").stream_rate_Bps() == doctest::Approx(42.2e9 / 8));
+    CHECK(tcp_params_for("edr").stream_rate_Bps() == doctest::Approx(42.2e9 / 8));
     CHECK_THROWS_WITH_AS(tcp_params_for("slingshot11"),
                          "NIC technology \"slingshot11\" carries no TCP/IP here (expected "
                          "Ethernet, e.g. 25gbe, or InfiniBand for IPoIB, e.g. edr)",
@@ -260,6 +335,17 @@ TEST_SUITE("unit") {
     CHECK(s.parameter_server.mode == PsMode::kAsync);
     CHECK(s.parameter_server.variables == PsVariables::kGpu);
     CHECK(s.allreduce.transport == Transport::kTcp);
+    CHECK(s.parameter_server.receive_Bps == kTfGrpcReceiveBps);
+    const Scenario r =
+        load_scenario_text(std::string(kPsBase) +
+                               "strategy: parameter_server\n"
+                               "parameter_server: {tasks: 2, receive_rate: 0.5GBps}\n",
+                           "in.yaml");
+    CHECK(r.parameter_server.receive_Bps == doctest::Approx(0.5e9));
+    CHECK(error_of(std::string(kPsBase) +
+                   "strategy: parameter_server\nparameter_server: {tasks: 2, receive_rate: 5}\n") ==
+          "in.yaml:6:44: error: parameter_server.receive_rate: expected a bandwidth like "
+          "\"50GBps\", got \"5\" (the unit is missing)");
     CHECK(error_of(std::string(kPsBase) + "strategy: parameter_server\n") ==
           "in.yaml:5:11: error: parameter_server: required with strategy parameter_server: a "
           "map with tasks (and placement, mode, variables), e.g. {tasks: 4}");
