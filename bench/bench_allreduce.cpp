@@ -14,13 +14,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <simgrid/s4u.hpp>
 #include <string>
 
-#include "platforms/platform.hpp"
-#include "sim/engine_setup.hpp"
-#include "sim/job.hpp"
-#include "sim/platform_builder.hpp"
+#include "sim/single_allreduce.hpp"
 
 using namespace scalecast;
 
@@ -37,43 +33,22 @@ int main(int argc, char** argv) {
                  "[MiB > 0]\n");
     return 1;
   }
-  const int nodes = (gpus + kGpusPerNode / 2) / kGpusPerNode;
-  const auto t0 = std::chrono::steady_clock::now();
-  const platforms::Platform machine = platforms::load_platform("summit");
-  auto engine = sim::create_engine({sim::NetworkMode::kCalibrated});
-  sim::BuildOptions options;
-  options.nodes = nodes;
-  options.network = sim::NetworkMode::kCalibrated;
-  auto platform = sim::build_platform(*engine, machine, options);
-
-  sim::JobSpec spec;
-  spec.name = "allreduce";
-  for (int n = 0; n < nodes; ++n) spec.nodes.push_back(n);
+  sim::SingleAllReduce spec;
+  spec.nodes = (gpus + kGpusPerNode / 2) / kGpusPerNode;
   spec.gpus_per_node = kGpusPerNode;
-  spec.program.ops.push_back({"produce", sim::Stream::kCompute, 0.0, "exact", {}, false});
-  spec.program.gradients.push_back({"buffer", mib * 1024 * 1024, 0});
-  spec.allreduce.nccl_tuner = false;
-  spec.allreduce.algorithm =
-      algorithm == "ring" ? sim::Algorithm::kRing : sim::Algorithm::kHierarchical;
-  spec.allreduce.fusion_bytes = mib * 1024 * 1024;
-  spec.allreduce.cycle_time_s = 0.0;
+  spec.bytes = mib * 1024 * 1024;
+  spec.algorithm = algorithm == "ring" ? sim::Algorithm::kRing : sim::Algorithm::kHierarchical;
   spec.fidelity = fidelity == "flow" ? sim::Fidelity::kFlow : sim::Fidelity::kWave;
-  spec.prefetch = true;
-  spec.warmup = 0;
-  spec.iterations = 1;
-  for (int g = 0; g < kGpusPerNode; ++g) spec.nic_groups.push_back(platform->nic_of_gpu(0, g));
-  sim::Job job(*platform, spec);
-  const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  engine->run();
-  const sim::JobResult r = job.result();
+  const auto t0 = std::chrono::steady_clock::now();
+  const sim::SingleAllReduceRun run = sim::replay_single_allreduce(spec);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   std::printf(
       "%.0f MiB %s all-reduce, %d GPUs (%d nodes) %s: %.6f s simulated | setup %.2f s, wall "
       "%.2f s, peak RSS %.0f MB\n",
-      mib, algorithm.c_str(), r.gpus, nodes, fidelity.c_str(), r.iteration_time_s, setup, wall,
-      ru.ru_maxrss / 1024.0);
+      mib, algorithm.c_str(), run.result.gpus, spec.nodes, fidelity.c_str(),
+      run.result.iteration_time_s, run.setup_s, wall, ru.ru_maxrss / 1024.0);
   std::fflush(nullptr);
   std::_Exit(0);  // as the scalecast CLI: no engine teardown (sim/engine_setup.hpp)
 }

@@ -8,12 +8,11 @@ cd "$(dirname "$0")/.."
 sg_re='#include[[:space:]]*[<"]simgrid/'
 cu_re='#include[[:space:]]*[<"](cuda|cudnn|cublas|cublasLt|nccl|cuda_runtime)[a-zA-Z_]*\.h'
 
-scan() {  # scan ROOT: prints violations under ROOT
-  local root=$1
-  grep -rlE --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.cc' --include='*.cu' "$sg_re" "$root" 2>/dev/null |
-    sed "s|^$root/||" | grep -vE '^(sim|tests/sim)/' | sed 's/^/SimGrid header outside sim\/: /' || true
-  grep -rlE --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.cc' --include='*.cu' "$cu_re" "$root" 2>/dev/null |
-    sed "s|^$root/||" | grep -vE '^(kernels|tests/kernels)/' | sed 's/^/CUDA header outside kernels\/: /' || true
+scan() {  # scan DIR...: prints violations in the given folders (paths as given)
+  grep -rlE --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.cc' --include='*.cu' "$sg_re" "$@" 2>/dev/null |
+    grep -vE '^(sim|tests/sim)/' | sed 's/^/SimGrid header outside sim\/: /' || true
+  grep -rlE --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.cc' --include='*.cu' "$cu_re" "$@" 2>/dev/null |
+    grep -vE '^(kernels|tests/kernels)/' | sed 's/^/CUDA header outside kernels\/: /' || true
 }
 
 if [[ "${1:-}" == "--self-test" ]]; then
@@ -23,7 +22,7 @@ if [[ "${1:-}" == "--self-test" ]]; then
   echo '#include <simgrid/s4u.hpp>' > "$tmp/models/bad.cpp"
   echo '#include <simgrid/s4u.hpp>' > "$tmp/sim/good.cpp"
   echo '#include <cudnn.h>' > "$tmp/calibration/bad.hpp"
-  out=$(scan "$tmp")
+  out=$(cd "$tmp" && scan models sim calibration)
   grep -q 'SimGrid header outside sim/: models/bad.cpp' <<<"$out" || { echo "self-test: SimGrid violation missed"; exit 1; }
   grep -q 'CUDA header outside kernels/: calibration/bad.hpp' <<<"$out" || { echo "self-test: CUDA violation missed"; exit 1; }
   if grep -q 'sim/good.cpp' <<<"$out"; then echo "self-test: false positive"; exit 1; fi
@@ -31,11 +30,13 @@ if [[ "${1:-}" == "--self-test" ]]; then
   exit 0
 fi
 
-dirs=(common models platforms calibration kernels sim validation cli tests bench)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-for d in "${dirs[@]}"; do [[ -d $d ]] && ln -s "$PWD/$d" "$tmp/$d"; done
-out=$(cd "$tmp" && scan . | sed 's|\./||')
+# The folders are passed to grep as they are: before, they were symlinked into a temporary
+# folder, and `grep -r` does not follow symlinks below its arguments, so nothing was scanned.
+dirs=()
+for d in common models platforms calibration kernels sim validation cli tests bench; do
+  [[ -d $d ]] && dirs+=("$d")
+done
+out=$(scan "${dirs[@]}")
 if [[ -n "$out" ]]; then
   echo "$out"
   exit 1
