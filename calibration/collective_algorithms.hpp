@@ -28,14 +28,16 @@ struct NcclTopology {
   bool nvlink = false;          // GPUs of a node are connected by NVLink (typeIntra LINK_NVL)
   bool nvswitch = false;        // the node has NVSwitches (CollNet Direct needs them)
   bool nvls = false;            // NVLink SHARP multicast (Hopper + NVSwitch + more than 2 GPUs)
-  bool collnet = false;         // the fabric offers in-network reduction (SHARP, CollNet plugin)
-  bool power_cpu = false;       // POWER host: NCCL de-penalises Tree/Simple over PCI
-  bool amd_cpu = false;         // AMD host: larger network post overhead, other LL caps
-  bool nic_near_gpu = false;    // a NIC on the GPU's PCIe switch (PXB), or via NVLink (PXN, Hopper)
-  double intra_bw_GBps = 0.0;   // one GPU's NVLink (or PCIe) bandwidth per direction
-  double inter_bw_GBps = 0.0;   // one node's NICs together, per direction
-  int channels = 1;             // nChannels of the ring/tree graphs after duplication
-  int nvls_channels = 16;       // NCCL_NVLS_NCHANNELS default
+  // NCCL may run CollNet: the fabric offers in-network reduction (SHARP, CollNet plugin) and the
+  // job enables it (NCCL_COLLNET_ENABLE=1; nccl_topology())
+  bool collnet = false;
+  bool power_cpu = false;      // POWER host: NCCL de-penalises Tree/Simple over PCI
+  bool amd_cpu = false;        // AMD host: larger network post overhead, other LL caps
+  bool nic_near_gpu = false;   // a NIC on the GPU's PCIe switch (PXB), or via NVLink (PXN, Hopper)
+  double intra_bw_GBps = 0.0;  // one GPU's NVLink (or PCIe) bandwidth per direction
+  double inter_bw_GBps = 0.0;  // one node's NICs together, per direction
+  int channels = 1;            // nChannels of the ring/tree graphs after duplication
+  int nvls_channels = 16;      // NCCL_NVLS_NCHANNELS default
   int gpus_per_node() const { return ranks / nodes; }
 };
 

@@ -196,7 +196,7 @@ int CollectiveModel::use_measurements(const Database& db, const std::string& dev
 }
 
 NcclTopology nccl_topology(const platforms::Platform& platform, const platforms::NodeType& t,
-                           int nodes, int gpus_per_node) {
+                           int nodes, int gpus_per_node, bool collnet_enabled) {
   if (nodes < 1 || gpus_per_node < 1 || gpus_per_node > t.gpu_count)
     throw std::invalid_argument(fmt::format("collective model: {} nodes x {} GPUs on node type {}",
                                             nodes, gpus_per_node, t.name));
@@ -205,7 +205,10 @@ NcclTopology nccl_topology(const platforms::Platform& platform, const platforms:
   n.ranks = nodes * gpus_per_node;
   n.compute_capability = compute_capability(t.gpu);
   n.nvswitch = t.nvswitches > 0;
-  n.collnet = platform.network.sharp;
+  // NCCL sets collNetSupport only when the CollNet plugin works and NCCL_COLLNET_ENABLE is "1"
+  // (NCCL v2.21.5-1 src/init.cc, initTransportsRank: "Determine local CollNet support"); the
+  // variable is unset by default, so SHARP in the fabric alone changes nothing.
+  n.collnet = platform.network.sharp && collnet_enabled;
   n.power_cpu = contains(t.cpu.model, "POWER");
   n.amd_cpu = contains(t.cpu.model, "EPYC") || contains(t.cpu.model, "AMD");
   const int gpu0 = t.vertex(platforms::VertexKind::kGpu, 0);

@@ -87,10 +87,12 @@ std::map<MeasuredCollectiveKey, AlphaBetaFit> fit_measured_all_reduces(const Dat
 
 // NCCL's view of `nodes` nodes of node type `t` of `platform`, `gpus_per_node` GPUs
 // each: compute capability from the GPU catalog key, NVLink/NVSwitch from the node's links,
-// GPU and NIC bandwidths, CollNet from `network.sharp`, channels as NCCL's graph search would
-// find them (fewest channels at its fastest per-channel speed, then duplicated).
+// GPU and NIC bandwidths, CollNet where the fabric has SHARP (`network.sharp`) and the job
+// enables it (`collnet_enabled`, NCCL_COLLNET_ENABLE=1; off in NCCL by default), channels as
+// NCCL's graph search would find them (fewest channels at its fastest per-channel speed, then
+// duplicated).
 NcclTopology nccl_topology(const platforms::Platform& platform, const platforms::NodeType& t,
-                           int nodes, int gpus_per_node);
+                           int nodes, int gpus_per_node, bool collnet_enabled);
 
 std::optional<NcclAlgo> parse_nccl_algo(std::string_view text);
 std::optional<NcclProto> parse_nccl_proto(std::string_view text);

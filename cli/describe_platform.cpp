@@ -107,24 +107,17 @@ void print_network_shape(const platforms::Platform& p) {
 }
 
 // NCCL's all-reduce choice (tuning model of NCCL v2.21.5-1 src/graph/tuning.cc) by size at one
-// node, a few node counts and the whole machine, on the first partition's node type.
-void print_collectives(const platforms::Platform& p) {
+// node, a few node counts and the whole machine, on the first partition's node type: with NCCL's
+// defaults, and where the fabric has SHARP, again with CollNet enabled (NCCL_COLLNET_ENABLE=1).
+void print_choice_table(const platforms::Platform& p, const std::vector<int>& counts,
+                        bool collnet) {
   const platforms::NodeType& t = p.node_types[p.partitions.front().node_type];
-  const int total = p.partitions.front().nodes;
-  std::vector<int> counts;
-  for (int n : {1, 2, 8, 64, 512, total})
-    if (n <= total && (counts.empty() || n > counts.back())) counts.push_back(n);
-  const calibration::NcclTopology one = calibration::nccl_topology(p, t, 1, t.gpu_count);
-  fmt::print(
-      "all-reduce as NCCL chooses it (tuning model of NCCL v2.21.5-1; partition {}, {} GPUs per "
-      "node, compute capability {}, NVLink {}, NVLS {}, CollNet/SHARP {}, {} channels):\n",
-      p.partitions.front().name, t.gpu_count, one.compute_capability, one.nvlink ? "yes" : "no",
-      one.nvls ? "yes" : "no", one.collnet ? "yes" : "no", one.channels);
   fmt::print("  {:>9}", "size");
   for (int n : counts) fmt::print("  {:>26}", fmt::format("{} node{}", n, n > 1 ? "s" : ""));
   fmt::print("\n");
   std::vector<calibration::CollectiveModel> models;
-  for (int n : counts) models.emplace_back(calibration::nccl_topology(p, t, n, t.gpu_count));
+  for (int n : counts)
+    models.emplace_back(calibration::nccl_topology(p, t, n, t.gpu_count, collnet));
   for (double bytes = 8; bytes <= 4.0 * (1LL << 30); bytes *= 8) {
     fmt::print("  {:>9}", format_quantity(bytes, Quantity::kSize));
     for (const auto& m : models) {
@@ -138,6 +131,26 @@ void print_collectives(const platforms::Platform& p) {
     }
     fmt::print("\n");
   }
+}
+
+void print_collectives(const platforms::Platform& p) {
+  const platforms::NodeType& t = p.node_types[p.partitions.front().node_type];
+  const int total = p.partitions.front().nodes;
+  std::vector<int> counts;
+  for (int n : {1, 2, 8, 64, 512, total})
+    if (n <= total && (counts.empty() || n > counts.back())) counts.push_back(n);
+  const calibration::NcclTopology one = calibration::nccl_topology(p, t, 1, t.gpu_count, false);
+  fmt::print(
+      "all-reduce as NCCL chooses it (tuning model of NCCL v2.21.5-1; partition {}, {} GPUs per "
+      "node, compute capability {}, NVLink {}, NVLS {}, SHARP in the fabric {}, {} channels):\n",
+      p.partitions.front().name, t.gpu_count, one.compute_capability, one.nvlink ? "yes" : "no",
+      one.nvls ? "yes" : "no", p.network.sharp ? "yes" : "no", one.channels);
+  print_choice_table(p, counts, false);
+  if (!p.network.sharp) return;
+  fmt::print(
+      "with CollNet enabled (NCCL_COLLNET_ENABLE=1, scenario key allreduce.collnet: true; NCCL "
+      "leaves it off by default):\n");
+  print_choice_table(p, counts, true);
 }
 
 }  // namespace

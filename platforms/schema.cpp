@@ -76,7 +76,8 @@ const std::vector<SchemaField>& platform_schema() {
        "switch port rate per direction; basis of uplink capacities"},
       {"network.description", "text", "\"\"", "free text"},
       {"network.sharp", "true/false", "false",
-       "switches reduce in the network (SHARP); enables NCCL's CollNet all-reduce"},
+       "switches reduce in the network (SHARP); NCCL's CollNet all-reduce where a scenario "
+       "enables it (allreduce.collnet)"},
       {"network.levels[].radix", "count >= 1", "required (fat_tree)",
        "children per switch at this level (NIC ports at level 1)"},
       {"network.levels[].oversubscription", "ratio >= 1", "1",

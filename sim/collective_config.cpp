@@ -51,6 +51,11 @@ bool needs_collective_model(Algorithm a) {
          a == Algorithm::kCollNetChain;
 }
 
+bool collnet_enabled(const AllReduceConfig& c) {
+  return c.collnet || c.algorithm == Algorithm::kCollNetDirect ||
+         c.algorithm == Algorithm::kCollNetChain;
+}
+
 std::string_view to_string(Fidelity f) {
   switch (f) {
     case Fidelity::kFlow:

@@ -72,6 +72,11 @@ struct AllReduceConfig {
   // All gradients are handed to the all-reduce only once the backward pass has produced the
   // last one (MXNet's grouped Horovod all-reduce with one group; always so for packs).
   bool after_backward = false;
+  // NCCL's CollNet (SHARP in-network reduction; NVLS across nodes rides on it too): NCCL runs
+  // it only with NCCL_COLLNET_ENABLE=1 (unset by default; NCCL v2.21.5-1 src/init.cc), and only
+  // where the fabric has SHARP (`network.sharp`). `allreduce.collnet: true`, or forcing a
+  // CollNet algorithm, sets it.
+  bool collnet = false;
   // NCCL protocol (LL, LL128, Simple); empty = NCCL's choice. Needs the collective model.
   std::optional<calibration::NcclProto> protocol;
   // Transport of the job's gradient traffic between processes (all-reduce flows across nodes,
@@ -84,6 +89,8 @@ struct AllReduceConfig {
 // NCCL rings per stage); empty for auto.
 std::optional<calibration::NcclAlgo> nccl_algo_of(Algorithm a);
 bool needs_collective_model(Algorithm a);
+// Whether NCCL may run CollNet for this configuration: `collnet`, or a CollNet algorithm forced.
+bool collnet_enabled(const AllReduceConfig& c);
 
 // `auto` resolved: hierarchical when there are several nodes with several GPUs, else ring.
 Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node);

@@ -173,7 +173,7 @@ std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key,
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   a.check_keys({"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time",
                 "chunks", "bucketing", "first_bucket", "packs", "after_backward", "tuner",
-                "transport"});
+                "transport", "collnet"});
   if (auto v = a.optional("tuner")) {
     const std::string t = v->as_string();
     if (t != "nccl" && t != "none") v->fail("expected nccl or none, got \"" + t + "\"");
@@ -218,6 +218,7 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
     c.packs = positive_int(*v);
   }
   if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
+  if (auto v = a.optional("collnet")) c.collnet = v->as_bool();
   if (auto v = a.optional("chunks")) c.chunks = v->as_string() == "auto" ? 0 : positive_int(*v);
   // An NCCL-only algorithm or an NCCL protocol asks for NCCL's tuning model.
   if (needs_collective_model(c.algorithm) || c.protocol.has_value()) {
@@ -245,6 +246,13 @@ void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
 void check_collective_choice(const ConfigNode& a, const Scenario& s,
                              const platforms::Platform& machine) {
   const AllReduceConfig& c = s.allreduce;
+  // Asking NCCL for CollNet on a fabric without SHARP would change nothing, silently.
+  if (c.collnet && !machine.network.sharp)
+    (a.has("collnet") ? a.required("collnet") : a)
+        .fail(fmt::format(
+            "expected false: CollNet needs in-network reduction (SHARP), and the network of {} "
+            "does not declare it (network.sharp)",
+            machine.name));
   const bool forced = needs_collective_model(c.algorithm) || c.protocol.has_value();
   if (c.library != Library::kNccl || !forced) return;
   const platforms::NodeType& type = machine.node_types[machine.partitions.front().node_type];
@@ -254,7 +262,8 @@ void check_collective_choice(const ConfigNode& a, const Scenario& s,
     // The hierarchical algorithm's stages run on the node's GPUs and on one GPU per node.
     for (auto [nodes, g] : hierarchical ? std::vector<std::pair<int, int>>{{1, gpus}, {n, 1}}
                                         : std::vector<std::pair<int, int>>{{n, gpus}}) {
-      const calibration::CollectiveModel m(calibration::nccl_topology(machine, type, nodes, g));
+      const calibration::CollectiveModel m(
+          calibration::nccl_topology(machine, type, nodes, g, collnet_enabled(c)));
       try {
         std::optional<calibration::NcclAlgo> algo = nccl_algo_of(c.algorithm);
         if (hierarchical && nodes > 1 && c.inter_node == Algorithm::kTree)

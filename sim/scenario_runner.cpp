@@ -209,7 +209,7 @@ JobSpec point_job_spec(const Scenario& s, const PointRequest& request,
     const platforms::NodeType& type = platform->node_type(spec.nodes.front());
     const auto tuner = [&](int nodes, int gpus) {
       auto m = std::make_shared<calibration::CollectiveModel>(
-          calibration::nccl_topology(machine, type, nodes, gpus));
+          calibration::nccl_topology(machine, type, nodes, gpus, collnet_enabled(s.allreduce)));
       if (collectives_db) m->use_measurements(*collectives_db, types.front()->name);
       return m;
     };

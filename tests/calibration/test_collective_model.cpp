@@ -128,21 +128,45 @@ TEST_SUITE("unit") {
 
   TEST_CASE("collective model: topology of shipped platforms") {
     const auto h100 = scalecast::platforms::load_platform("dgx-h100-superpod");
-    const NcclTopology one = nccl_topology(h100, h100.node_types[0], 1, 8);
+    const NcclTopology one = nccl_topology(h100, h100.node_types[0], 1, 8, false);
     CHECK(one.compute_capability == 90);
     CHECK(one.nvls);
-    CHECK(one.collnet);  // network.sharp: true
+    // network.sharp: true, but NCCL runs CollNet only with NCCL_COLLNET_ENABLE=1
+    CHECK_FALSE(one.collnet);
+    CHECK(nccl_topology(h100, h100.node_types[0], 1, 8, true).collnet);
     CHECK(one.intra_bw_GBps == rel(450.0));
     CHECK(one.channels == 16);
-    const NcclTopology many = nccl_topology(h100, h100.node_types[0], 32, 8);
+    const NcclTopology many = nccl_topology(h100, h100.node_types[0], 32, 8, false);
     CHECK(many.inter_bw_GBps == rel(400.0));
     CHECK(many.nic_near_gpu);
     const auto summit = scalecast::platforms::load_platform("summit");
-    const NcclTopology s = nccl_topology(summit, summit.node_types[0], 4, 6);
+    const NcclTopology s = nccl_topology(summit, summit.node_types[0], 4, 6, true);
     CHECK(s.compute_capability == 70);
     CHECK(s.power_cpu);
     CHECK_FALSE(s.nvls);
-    CHECK_FALSE(s.collnet);
+    CHECK_FALSE(s.collnet);  // enabled, but Summit's fabric declares no SHARP
+  }
+
+  TEST_CASE("collective model: SHARP in the fabric is used only when CollNet is enabled") {
+    // NCCL v2.21.5-1 src/init.cc sets collNetSupport only with NCCL_COLLNET_ENABLE=1: on 32 DGX
+    // H100 of the SuperPOD (network.sharp: true) no size picks CollNet or multi-node NVLS by
+    // default; enabled, the large sizes do.
+    const auto h100 = scalecast::platforms::load_platform("dgx-h100-superpod");
+    const CollectiveModel off(nccl_topology(h100, h100.node_types[0], 32, 8, false));
+    const CollectiveModel on(nccl_topology(h100, h100.node_types[0], 32, 8, true));
+    bool in_network_on = false;
+    for (double bytes = 8; bytes <= 4.0 * kGiB; bytes *= 8) {
+      CAPTURE(bytes);
+      const NcclAlgo a = off.choose(bytes).algo;
+      CHECK(a != NcclAlgo::kCollNetDirect);
+      CHECK(a != NcclAlgo::kCollNetChain);
+      CHECK(a != NcclAlgo::kNvls);
+      const NcclAlgo b = on.choose(bytes).algo;
+      in_network_on = in_network_on || b == NcclAlgo::kCollNetDirect ||
+                      b == NcclAlgo::kCollNetChain || b == NcclAlgo::kNvls;
+    }
+    CHECK(in_network_on);
+    CHECK_THROWS_AS(off.choose(kGiB, NcclAlgo::kCollNetDirect), std::invalid_argument);
   }
 
   TEST_CASE("collective model: measured all-reduces replace the datasheet terms (synthetic db)") {

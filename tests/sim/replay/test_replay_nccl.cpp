@@ -12,6 +12,8 @@
 #include "calibration/collective_model.hpp"
 #include "sim/engine_setup.hpp"
 #include "sim/job.hpp"
+#include "sim/scenario.hpp"
+#include "sim/scenario_runner.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
@@ -52,6 +54,27 @@ JobSpec job(const std::string& name, std::vector<int> nodes, int gpus, double by
   s.allreduce.fusion_bytes = 1e12;
   s.fidelity = fid;
   return s;
+}
+
+// Every op 1 ms: the all-reduce choices, not the step, are under test.
+class FlatCostModel : public cal::CostModel {
+ public:
+  cal::OpCost op_time(const scalecast::models::Op&,
+                      const scalecast::platforms::GpuSpec&) const override {
+    return {1e-3, cal::CostTier::kFitted};
+  }
+};
+
+// ResNet-50's fp16 gradient (one 64 MiB fusion bucket) on 2 nodes of the DGX H100 SuperPOD,
+// whose fabric has SHARP (network.sharp: true).
+JobResult superpod_point(const std::string& collnet) {
+  const Scenario s = load_scenario_text(
+      "name: t\nplatform: dgx-h100-superpod\nmodel: resnet50\nprecision: fp16\n"
+      "batch_per_gpu: 64\nnodes: [2]\nwarmup: 0\niterations: 1\nfidelity: wave\n"
+      "allreduce: {collnet: " +
+          collnet + "}\n",
+      "superpod.yaml");
+  return run_point(s, PointRequest(2), FlatCostModel());
 }
 
 }  // namespace
@@ -168,5 +191,18 @@ TEST_SUITE("unit") {
     JobSpec s = job("nvls", range(0, 2), 1, 1e6, Algorithm::kNvls, Fidelity::kWave);
     CHECK_THROWS_WITH_AS(Job(platform, s), doctest::Contains("needs the NCCL collective model"),
                          std::invalid_argument);
+  }
+
+  // NCCL v2.21.5-1 src/init.cc: collNetSupport only with NCCL_COLLNET_ENABLE=1, unset by default.
+  TEST_CASE("nccl model: SHARP in the fabric is not used unless CollNet is enabled") {
+    const JobResult r = superpod_point("false");
+    CHECK(r.collective_choices.count("nvls_tree/simple") == 1);
+    CHECK(r.collective_choices.count("nvls/simple") == 0);
+  }
+
+  TEST_CASE("nccl model: with CollNet enabled a SHARP fabric reduces in the network") {
+    const JobResult r = superpod_point("true");
+    CHECK(r.collective_choices.count("nvls/simple") == 1);
+    CHECK(r.collective_choices.count("nvls_tree/simple") == 0);
   }
 }

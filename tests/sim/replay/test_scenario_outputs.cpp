@@ -90,6 +90,17 @@ TEST_SUITE("unit") {
           std::string::npos);
     CHECK(no_nvls.find("NVLS no") != std::string::npos);
     CHECK(message(kScenario, {"allreduce.protocol=simple"}) == "no error");
+    // CollNet on a fabric without SHARP would silently change nothing: refused at the key.
+    const std::string no_sharp = message(kScenario, {"allreduce.collnet=true"});
+    INFO(no_sharp);
+    CHECK(no_sharp.find("allreduce.collnet: expected false: CollNet needs in-network reduction "
+                        "(SHARP), and the network of summit does not declare it") !=
+          std::string::npos);
+    CHECK(message(kScenario, {"allreduce.collnet=false"}) == "no error");
+    CHECK(message(kScenario, {"allreduce.collnet=maybe"}).find("allreduce.collnet") !=
+          std::string::npos);
+    CHECK(message(kScenario, {"platform=dgx-h100-superpod", "allreduce.algorithm=auto",
+                              "allreduce.cycle_time=0s", "allreduce.collnet=true"}) == "no error");
     const std::string bad_size = message(kScenario, {"allreduce.fusion_buffer=64"});
     CHECK(bad_size.find("allreduce.fusion_buffer") != std::string::npos);
     const std::string bad_nodes = message(kScenario, {"nodes=[1, -2]"});
