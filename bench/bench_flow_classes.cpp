@@ -1,0 +1,29 @@
+// How many SimGrid communications one step of a ring all-reduce would need at flow fidelity if
+// each equivalence class of flows were simulated once (sim/ring_step_classes.hpp, issue 18),
+// against the one per flow posted today.
+// Usage: bench_flow_classes PLATFORM NODES [GPUS_PER_NODE] [flat]   (from the repository root)
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "sim/ring_step_classes.hpp"
+
+int main(int argc, char** argv) {
+  const std::string platform = argc > 1 ? argv[1] : "summit";
+  const int nodes = argc > 2 ? std::atoi(argv[2]) : 64;
+  const int gpus = argc > 3 ? std::atoi(argv[3]) : 6;
+  const bool flat = argc > 4 && std::string(argv[4]) == "flat";
+  if (nodes < 2 || gpus < 1) {
+    std::fprintf(stderr, "usage: bench_flow_classes PLATFORM NODES(>= 2) [GPUS_PER_NODE] [flat]\n");
+    return 1;
+  }
+  const auto c = scalecast::sim::ring_step_census(platform, nodes, gpus, flat);
+  std::printf(
+      "%s, %d nodes x %d GPUs, %s ring step: %d flows over %d links -> %d flow classes, %d link "
+      "classes (%d rounds) | build %.2f s, routes %.2f s, refinement %.2f s\n",
+      c.platform.c_str(), c.nodes, c.gpus_per_node, c.flat ? "flat" : "inter-node", c.flows,
+      c.links, c.flow_classes, c.link_classes, c.rounds, c.build_s, c.routes_s, c.refine_s);
+  std::fflush(nullptr);
+  std::_Exit(0);
+}

@@ -1,0 +1,89 @@
+#include "sim/ring_step_classes.hpp"
+
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include "platforms/cluster_size.hpp"
+#include "platforms/platform.hpp"
+#include "sim/engine_setup.hpp"
+#include "sim/flow_classes.hpp"
+#include "sim/platform_builder.hpp"
+
+namespace scalecast::sim {
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What max-min sharing sees of a link: its bandwidth and latency, bit for bit.
+std::uint64_t link_colour(const simgrid::s4u::Link* l) {
+  const auto b = std::bit_cast<std::uint64_t>(l->get_bandwidth());
+  const auto a = std::bit_cast<std::uint64_t>(l->get_latency());
+  return b ^ (a + 0x9e3779b97f4a7c15ULL + (b << 6) + (b >> 2));
+}
+
+}  // namespace
+
+RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per_node, bool flat) {
+  if (nodes < 2 || gpus_per_node < 1)
+    throw std::invalid_argument("ring step census: needs 2 or more nodes and 1 or more GPUs");
+  RingStepCensus c;
+  c.nodes = nodes;
+  c.gpus_per_node = gpus_per_node;
+  c.flat = flat;
+  auto t0 = std::chrono::steady_clock::now();
+  platforms::Platform machine = platforms::load_platform(name);
+  c.platform = machine.name;
+  if (nodes > machine.partitions.front().nodes) platforms::resize_platform(machine, nodes, "");
+  auto engine = create_engine({NetworkMode::kCalibrated});
+  BuildOptions options;
+  options.nodes = nodes;
+  auto platform = build_platform(*engine, machine, options);
+  if (platform->gpus_per_node(0) < gpus_per_node)
+    throw std::invalid_argument("ring step census: node type has fewer GPUs than asked");
+  c.build_s = since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  FlowIncidence in;
+  std::unordered_map<const simgrid::s4u::Link*, int> index;
+  std::vector<const simgrid::s4u::Link*> by_index;
+  std::vector<simgrid::s4u::Link*> route;
+  const int ranks = nodes * gpus_per_node;
+  for (int r = 0; r < ranks; ++r) {
+    const int n = r / gpus_per_node, g = r % gpus_per_node;
+    const int to = flat ? (r + 1) % ranks : ((n + 1) % nodes) * gpus_per_node + g;
+    route.clear();
+    double latency = 0.0;
+    platform->gpu(n, g)->route_to(platform->gpu(to / gpus_per_node, to % gpus_per_node), route,
+                                  &latency);
+    std::vector<int> ids;
+    for (const simgrid::s4u::Link* l : route) {
+      const auto [it, added] = index.emplace(l, static_cast<int>(by_index.size()));
+      if (added) by_index.push_back(l);
+      ids.push_back(it->second);
+    }
+    in.routes.push_back(std::move(ids));
+    in.flow_colour.push_back(0);  // one job, one program, one step's bytes
+  }
+  for (const simgrid::s4u::Link* l : by_index) in.link_colour.push_back(link_colour(l));
+  c.routes_s = since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  const FlowClasses classes = equitable_classes(in);
+  c.refine_s = since(t0);
+  c.flows = ranks;
+  c.links = static_cast<int>(by_index.size());
+  c.flow_classes = classes.flow_classes;
+  c.link_classes = classes.link_classes;
+  c.rounds = classes.rounds;
+  keep_engine_until_exit(std::move(engine));
+  return c;
+}
+
+}  // namespace scalecast::sim

@@ -1,0 +1,35 @@
+#pragma once
+// How far equivalence classes would cut flow fidelity's work on a real machine (issue 18): the
+// flows of one step of a ring all-reduce across a platform's nodes (every GPU's inter-node ring
+// of the hierarchical pattern, edge (n, g) -> (n + 1, g); or the flat ring over all GPUs), their
+// routes as the engine builds them, and the coarsest equitable partition of flows and links
+// (sim/flow_classes.hpp). A flow step costs about 14 us per SimGrid communication
+// (bench/README.md), so the classes are the communications a quotient would post per step.
+// The flows of one job alone: other jobs, input copies and file-system reads would split classes
+// further. bench_flow_classes prints it.
+
+#include <string>
+
+namespace scalecast::sim {
+
+struct RingStepCensus {
+  std::string platform;
+  int nodes = 0;
+  int gpus_per_node = 0;
+  bool flat = false;
+  int flows = 0;
+  int links = 0;  // distinct links on the flows' routes
+  int flow_classes = 0;
+  int link_classes = 0;
+  int rounds = 0;
+  double build_s = 0.0;   // wall: platform load, engine and build
+  double routes_s = 0.0;  // wall: resolving every flow's route
+  double refine_s = 0.0;  // wall: colour refinement
+};
+
+// Once per process (one SimGrid engine). `platform`: a name or path; the first `nodes` nodes are
+// built (grown by the platform's rule beyond the file's size) with the calibrated network.
+RingStepCensus ring_step_census(const std::string& platform, int nodes, int gpus_per_node,
+                                bool flat);
+
+}  // namespace scalecast::sim

@@ -1,0 +1,208 @@
+// Equivalence classes of flows (sim/flow_classes.hpp): colour refinement to the coarsest
+// equitable partition, and the property that makes a class representative possible: max-min
+// fair rates are equal within a class (checked with a small progressive-filling solver here).
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/flow_classes.hpp"
+#include "sim/ring_step_classes.hpp"
+
+using scalecast::sim::equitable_classes;
+using scalecast::sim::FlowClasses;
+using scalecast::sim::FlowIncidence;
+
+namespace {
+
+// Max-min fair rates by progressive filling: raise every unfrozen flow's rate together until a
+// link is full, freeze the flows crossing it, repeat (a link listed k times counts k times).
+std::vector<double> max_min_rates(const FlowIncidence& in, const std::vector<double>& capacity) {
+  const std::size_t flows = in.routes.size();
+  std::vector<double> rate(flows, 0.0), left = capacity;
+  std::vector<bool> frozen(flows, false);
+  for (std::size_t done = 0; done < flows;) {
+    std::vector<int> users(capacity.size(), 0);
+    for (std::size_t f = 0; f < flows; ++f)
+      if (!frozen[f])
+        for (int l : in.routes[f]) ++users[static_cast<std::size_t>(l)];
+    double step = std::numeric_limits<double>::infinity();
+    for (std::size_t l = 0; l < capacity.size(); ++l)
+      if (users[l] > 0) step = std::min(step, left[l] / users[l]);
+    for (std::size_t f = 0; f < flows; ++f)
+      if (!frozen[f]) {
+        rate[f] += step;
+        for (int l : in.routes[f]) left[static_cast<std::size_t>(l)] -= step;
+      }
+    for (std::size_t f = 0; f < flows; ++f)
+      if (!frozen[f])
+        for (int l : in.routes[f])
+          if (left[static_cast<std::size_t>(l)] <= 1e-9 * capacity[static_cast<std::size_t>(l)]) {
+            frozen[f] = true;
+            ++done;
+            break;
+          }
+  }
+  return rate;
+}
+
+// The definition: every flow of a class crosses the same multiset of link classes, and every
+// link of a class carries the same multiset of flow classes.
+bool is_equitable(const FlowIncidence& in, const FlowClasses& c) {
+  const auto multiset = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  std::vector<std::vector<int>> flows_on(in.link_colour.size());
+  for (std::size_t f = 0; f < in.routes.size(); ++f)
+    for (int l : in.routes[f]) flows_on[static_cast<std::size_t>(l)].push_back(c.flow_class[f]);
+  std::vector<std::vector<int>> seen_flow(static_cast<std::size_t>(c.flow_classes));
+  std::vector<bool> has_flow(static_cast<std::size_t>(c.flow_classes), false);
+  for (std::size_t f = 0; f < in.routes.size(); ++f) {
+    std::vector<int> around;
+    for (int l : in.routes[f]) around.push_back(c.link_class[static_cast<std::size_t>(l)]);
+    const auto k = static_cast<std::size_t>(c.flow_class[f]);
+    if (!has_flow[k]) seen_flow[k] = multiset(around), has_flow[k] = true;
+    if (seen_flow[k] != multiset(around)) return false;
+  }
+  std::vector<std::vector<int>> seen_link(static_cast<std::size_t>(c.link_classes));
+  std::vector<bool> has_link(static_cast<std::size_t>(c.link_classes), false);
+  for (std::size_t l = 0; l < flows_on.size(); ++l) {
+    if (c.link_class[l] < 0) continue;
+    const auto k = static_cast<std::size_t>(c.link_class[l]);
+    if (!has_link[k]) seen_link[k] = multiset(flows_on[l]), has_link[k] = true;
+    if (seen_link[k] != multiset(flows_on[l])) return false;
+  }
+  return true;
+}
+
+// A ring over `nodes` nodes in leaves of `per_leaf` nodes: flow i from node i to node i + 1;
+// links 0..n-1 NIC up, n..2n-1 NIC down, then per leaf one uplink and one downlink.
+FlowIncidence ring_on_leaves(int nodes, int per_leaf) {
+  FlowIncidence in;
+  const int leaves = (nodes + per_leaf - 1) / per_leaf;
+  in.link_colour.assign(static_cast<std::size_t>(2 * nodes), 1);               // NIC ports
+  in.link_colour.resize(static_cast<std::size_t>(2 * nodes + 2 * leaves), 2);  // leaf links
+  for (int i = 0; i < nodes; ++i) {
+    const int j = (i + 1) % nodes;
+    std::vector<int> route = {i, nodes + j};
+    if (i / per_leaf != j / per_leaf) {
+      route.push_back(2 * nodes + 2 * (i / per_leaf));      // up from i's leaf
+      route.push_back(2 * nodes + 2 * (j / per_leaf) + 1);  // down into j's leaf
+    }
+    in.routes.push_back(route);
+    in.flow_colour.push_back(7);
+  }
+  return in;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("flow classes: a ring on private links is one class") {
+    const FlowClasses c = equitable_classes(ring_on_leaves(6, 6));
+    CHECK(c.flow_classes == 1);
+    CHECK(c.link_classes == 1);
+    CHECK(c.link_class[12] == -1);  // the leaf's uplink carries nothing
+  }
+
+  TEST_CASE("flow classes: ring edges that leave a leaf form their own class") {
+    const FlowIncidence in = ring_on_leaves(6, 3);
+    const FlowClasses c = equitable_classes(in);
+    CHECK(is_equitable(in, c));
+    CHECK(c.flow_classes == 2);
+    CHECK(c.flow_class[2] == c.flow_class[5]);  // 2 -> 3 and 5 -> 0 cross leaves
+    CHECK(c.flow_class[0] == c.flow_class[1]);
+    CHECK(c.flow_class[0] == c.flow_class[3]);
+    CHECK(c.flow_class[0] != c.flow_class[2]);
+    // NIC ports of the crossing flows differ from the others; leaf links are a class of their own.
+    CHECK(c.link_classes == 3);
+    CHECK(c.link_class[2] == c.link_class[6 + 3]);  // node 2 up, node 3 down
+    CHECK(c.link_class[0] != c.link_class[2]);
+  }
+
+  TEST_CASE("flow classes: a shared bottleneck splits flows that look alike") {
+    // Flows 0 and 1 share link 0; flow 2 has link 1 alone; same capacities and colours.
+    FlowIncidence in;
+    in.routes = {{0, 2}, {0, 3}, {1, 4}};
+    in.flow_colour = {1, 1, 1};
+    in.link_colour = {5, 5, 5, 5, 5};
+    const FlowClasses c = equitable_classes(in);
+    CHECK(c.flow_classes == 2);
+    CHECK(c.flow_class[0] == c.flow_class[1]);
+    CHECK(c.flow_class[0] != c.flow_class[2]);
+    // Different initial colours never share a class.
+    in.flow_colour = {1, 2, 1};
+    const FlowClasses d = equitable_classes(in);
+    CHECK(d.flow_classes == 3);
+  }
+
+  TEST_CASE("flow classes: max-min rates are equal within every class") {
+    // Two rings (rails) on 8 nodes in leaves of 3 (the last leaf holds 2), a tapered uplink
+    // (leaf links at 1.5 NIC ports' capacity, so three crossing flows share them), plus one
+    // extra flow from node 0 into leaf 2 that breaks the symmetry further.
+    FlowIncidence in = ring_on_leaves(8, 3);
+    const FlowIncidence second = ring_on_leaves(8, 3);
+    for (const auto& r : second.routes) {
+      std::vector<int> shifted;
+      for (int l : r) shifted.push_back(l < 16 ? l + 100 : l);  // own NIC ports, shared leaves
+      in.routes.push_back(shifted);
+      in.flow_colour.push_back(7);
+    }
+    in.link_colour.resize(116, 1);
+    in.routes.push_back({0, 16, 16 + 2 * 2 + 1, 8 + 6});
+    in.flow_colour.push_back(9);
+    std::vector<double> capacity(in.link_colour.size(), 1.0);
+    for (std::size_t l = 16; l < 22; ++l) capacity[l] = 1.5;
+    const FlowClasses c = equitable_classes(in);
+    CHECK(is_equitable(in, c));
+    const std::vector<double> rate = max_min_rates(in, capacity);
+    INFO("classes " << c.flow_classes << " of " << in.routes.size() << " flows");
+    CHECK(c.flow_classes > 2);
+    CHECK(c.flow_classes < static_cast<int>(in.routes.size()));
+    std::vector<double> of_class(static_cast<std::size_t>(c.flow_classes), -1.0);
+    bool unequal_classes = false;
+    for (std::size_t f = 0; f < in.routes.size(); ++f) {
+      double& r = of_class[static_cast<std::size_t>(c.flow_class[f])];
+      if (r < 0.0) r = rate[f];
+      CAPTURE(f);
+      CHECK(rate[f] == doctest::Approx(r).epsilon(1e-12));
+      unequal_classes = unequal_classes || std::abs(rate[f] - rate[0]) > 1e-9;
+    }
+    CHECK(unequal_classes);  // the example does have different rates
+  }
+
+  TEST_CASE("flow classes: malformed input is refused") {
+    FlowIncidence in;
+    in.routes = {{0, 3}};
+    in.flow_colour = {1};
+    in.link_colour = {1, 1};
+    CHECK_THROWS_AS(equitable_classes(in), std::invalid_argument);
+    in.routes = {{0, 1}};
+    in.flow_colour = {};
+    CHECK_THROWS_AS(equitable_classes(in), std::invalid_argument);
+  }
+}
+
+// One step of every GPU's inter-node ring on Summit's fat tree (platforms/summit.yaml: 18 NIC
+// ports per leaf switch = 9 nodes, 32 leaves per second-level switch = 288 nodes): the edges
+// that stay in a leaf, those that turn at the second level, and (beyond 288 nodes) those that
+// turn at the third are the classes; their count does not grow with the machine.
+TEST_SUITE("unit") {
+  TEST_CASE("flow classes: a ring step on 64 Summit nodes is 2 classes of 384 flows") {
+    const scalecast::sim::RingStepCensus c =
+        scalecast::sim::ring_step_census("summit", 64, 6, false);
+    CHECK(c.flows == 384);
+    CHECK(c.flow_classes == 2);
+  }
+
+  TEST_CASE("flow classes: a ring step on 300 Summit nodes is 3 classes of 1,800 flows") {
+    const scalecast::sim::RingStepCensus c =
+        scalecast::sim::ring_step_census("summit", 300, 6, false);
+    CHECK(c.flows == 1800);
+    CHECK(c.flow_classes == 3);
+  }
+}
