@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 #include "sim/ring_step_classes.hpp"
@@ -18,7 +19,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: bench_flow_classes PLATFORM NODES(>= 2) [GPUS_PER_NODE] [flat]\n");
     return 1;
   }
-  const auto c = scalecast::sim::ring_step_census(platform, nodes, gpus, flat);
+  scalecast::sim::RingStepCensus c;
+  try {
+    c = scalecast::sim::ring_step_census(platform, nodes, gpus, flat);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_flow_classes: %s\n", e.what());
+    return 1;
+  }
   std::printf(
       "%s, %d nodes x %d GPUs, %s ring step: %d flows over %d links -> %d flow classes, %d link "
       "classes (%d rounds) | build %.2f s, routes %.2f s, refinement %.2f s\n",
