@@ -1,5 +1,6 @@
 #include "sim/ring_step_classes.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstdint>
@@ -30,13 +31,15 @@ std::uint64_t link_colour(const simgrid::s4u::Link* l) {
 
 }  // namespace
 
-RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per_node, bool flat) {
+RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per_node, bool flat,
+                                bool with_io) {
   if (nodes < 2 || gpus_per_node < 1)
     throw std::invalid_argument("ring step census: needs 2 or more nodes and 1 or more GPUs");
   RingStepCensus c;
   c.nodes = nodes;
   c.gpus_per_node = gpus_per_node;
   c.flat = flat;
+  c.with_io = with_io;
   auto t0 = std::chrono::steady_clock::now();
   platforms::Platform machine = platforms::load_platform(name);
   c.platform = machine.name;
@@ -54,14 +57,10 @@ RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per
   std::unordered_map<const simgrid::s4u::Link*, int> index;
   std::vector<const simgrid::s4u::Link*> by_index;
   std::vector<simgrid::s4u::Link*> route;
-  const int ranks = nodes * gpus_per_node;
-  for (int r = 0; r < ranks; ++r) {
-    const int n = r / gpus_per_node, g = r % gpus_per_node;
-    const int to = flat ? (r + 1) % ranks : ((n + 1) % nodes) * gpus_per_node + g;
+  const auto add = [&](simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t colour) {
     route.clear();
     double latency = 0.0;
-    platform->gpu(n, g)->route_to(platform->gpu(to / gpus_per_node, to % gpus_per_node), route,
-                                  &latency);
+    from->route_to(to, route, &latency);
     std::vector<int> ids;
     for (const simgrid::s4u::Link* l : route) {
       const auto [it, added] = index.emplace(l, static_cast<int>(by_index.size()));
@@ -69,7 +68,29 @@ RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per
       ids.push_back(it->second);
     }
     in.routes.push_back(std::move(ids));
-    in.flow_colour.push_back(0);  // one job, one program, one step's bytes
+    in.flow_colour.push_back(colour);
+  };
+  const int ranks = nodes * gpus_per_node;
+  for (int r = 0; r < ranks; ++r) {  // colour 0: one job, one program, one step's bytes
+    const int n = r / gpus_per_node, g = r % gpus_per_node;
+    const int to = flat ? (r + 1) % ranks : ((n + 1) % nodes) * gpus_per_node + g;
+    add(platform->gpu(n, g), platform->gpu(to / gpus_per_node, to % gpus_per_node), 0);
+  }
+  if (with_io) {
+    const std::vector<simgrid::s4u::Host*> servers = platform->pfs_servers();
+    if (servers.empty())
+      throw std::invalid_argument("ring step census: " + c.platform + " has no file system");
+    std::size_t reader = 0;
+    for (int n = 0; n < nodes; ++n) {
+      std::vector<simgrid::s4u::Host*> sockets;
+      for (int g = 0; g < gpus_per_node; ++g) {
+        simgrid::s4u::Host* cpu = platform->cpu(n, platform->socket_of_gpu(n, g));
+        add(cpu, platform->gpu(n, g), 1);  // colour 1: the batch's copy to the GPU
+        if (std::find(sockets.begin(), sockets.end(), cpu) == sockets.end()) sockets.push_back(cpu);
+      }
+      for (simgrid::s4u::Host* cpu : sockets)  // colour 2: the socket's read, rotating servers
+        add(servers[reader++ % servers.size()], cpu, 2);
+    }
   }
   for (const simgrid::s4u::Link* l : by_index) in.link_colour.push_back(link_colour(l));
   c.routes_s = since(t0);
@@ -77,7 +98,11 @@ RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per
   t0 = std::chrono::steady_clock::now();
   const FlowClasses classes = equitable_classes(in);
   c.refine_s = since(t0);
-  c.flows = ranks;
+  c.ring_flows = ranks;
+  c.flows = static_cast<int>(in.routes.size());
+  std::vector<int> ring(classes.flow_class.begin(), classes.flow_class.begin() + ranks);
+  std::sort(ring.begin(), ring.end());
+  c.ring_classes = static_cast<int>(std::unique(ring.begin(), ring.end()) - ring.begin());
   c.links = static_cast<int>(by_index.size());
   c.flow_classes = classes.flow_classes;
   c.link_classes = classes.link_classes;

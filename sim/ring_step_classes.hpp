@@ -5,8 +5,11 @@
 // routes as the engine builds them, and the coarsest equitable partition of flows and links
 // (sim/flow_classes.hpp). A flow step costs about 14 us per SimGrid communication
 // (bench/README.md), so the classes are the communications a quotient would post per step.
-// The flows of one job alone: other jobs, input copies and file-system reads would split classes
-// further. bench_flow_classes prints it.
+// With `with_io`, the flows every node starts for its input are in the incidence too: one
+// host-to-device copy per GPU (its socket's CPU to the GPU) and one file-system read per node and
+// socket (reader k from server k mod servers, the engine's rotation at batch 0;
+// sim/job_input.cpp), as the representative-nodes design needs (sim/README.md). Other jobs are
+// not. bench_flow_classes prints it.
 
 #include <string>
 
@@ -17,9 +20,12 @@ struct RingStepCensus {
   int nodes = 0;
   int gpus_per_node = 0;
   bool flat = false;
-  int flows = 0;
+  bool with_io = false;
+  int ring_flows = 0;
+  int flows = 0;  // ring edges, and with_io the copies and reads
   int links = 0;  // distinct links on the flows' routes
   int flow_classes = 0;
+  int ring_classes = 0;  // classes among the ring edges
   int link_classes = 0;
   int rounds = 0;
   double build_s = 0.0;   // wall: platform load, engine and build
@@ -29,7 +35,8 @@ struct RingStepCensus {
 
 // Once per process (one SimGrid engine). `platform`: a name or path; the first `nodes` nodes are
 // built (grown by the platform's rule beyond the file's size) with the calibrated network.
+// `with_io` needs a platform with a parallel file system (std::invalid_argument otherwise).
 RingStepCensus ring_step_census(const std::string& platform, int nodes, int gpus_per_node,
-                                bool flat);
+                                bool flat, bool with_io = false);
 
 }  // namespace scalecast::sim

@@ -206,3 +206,23 @@ TEST_SUITE("unit") {
     CHECK(c.flow_classes == 3);
   }
 }
+
+// With the nodes' input in the incidence (a copy per GPU, a read per node and socket from the
+// engine's rotating server): Summit's 64 nodes start 384 + 384 + 128 flows, and the rotation
+// (reader k on server k mod 8) makes nodes differ, so the ring edges split into more classes
+// than the two of the ring alone (bench/README.md: 504 at 4,608 nodes; 4 with one server).
+TEST_SUITE("unit") {
+  TEST_CASE("flow classes: input reads from rotating servers split the ring step's classes") {
+    const scalecast::sim::RingStepCensus c =
+        scalecast::sim::ring_step_census("summit", 64, 6, false, true);
+    CHECK(c.ring_flows == 384);
+    CHECK(c.flows == 384 + 384 + 128);
+    CHECK(c.ring_classes > 2);
+    CHECK(c.flow_classes > c.ring_classes);
+  }
+
+  TEST_CASE("flow classes: input reads need a platform with a file system") {
+    CHECK_THROWS_WITH_AS(scalecast::sim::ring_step_census("dgx1-v100", 4, 8, false, true),
+                         doctest::Contains("has no file system"), std::invalid_argument);
+  }
+}
