@@ -218,7 +218,17 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
     c.packs = positive_int(*v);
   }
   if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
-  if (auto v = a.optional("collnet")) c.collnet = v->as_bool();
+  if (auto v = a.optional("collnet")) {
+    c.collnet = v->as_bool();
+    // CollNet is a choice of NCCL's tuning model: elsewhere it would change nothing, silently.
+    if (c.collnet && c.library != Library::kNccl)
+      v->fail("expected false: CollNet is NCCL's, and allreduce.library is " +
+              std::string(to_string(c.library)));
+    if (c.collnet && !c.nccl_tuner)
+      v->fail(
+          "expected false: CollNet is a choice of NCCL's tuning model, and allreduce.tuner "
+          "is none");
+  }
   if (auto v = a.optional("chunks")) c.chunks = v->as_string() == "auto" ? 0 : positive_int(*v);
   // An NCCL-only algorithm or an NCCL protocol asks for NCCL's tuning model.
   if (needs_collective_model(c.algorithm) || c.protocol.has_value()) {

@@ -97,6 +97,12 @@ TEST_SUITE("unit") {
                         "(SHARP), and the network of summit does not declare it") !=
           std::string::npos);
     CHECK(message(kScenario, {"allreduce.collnet=false"}) == "no error");
+    CHECK(message(kScenario,
+                  {"platform=dgx-h100-superpod", "allreduce.library=mpi", "allreduce.collnet=true"})
+              .find("allreduce.collnet: expected false: CollNet is NCCL's") != std::string::npos);
+    CHECK(message(kScenario,
+                  {"platform=dgx-h100-superpod", "allreduce.tuner=none", "allreduce.collnet=true"})
+              .find("allreduce.tuner is none") != std::string::npos);
     CHECK(message(kScenario, {"allreduce.collnet=maybe"}).find("allreduce.collnet") !=
           std::string::npos);
     CHECK(message(kScenario, {"platform=dgx-h100-superpod", "allreduce.algorithm=auto",
