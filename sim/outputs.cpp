@@ -21,7 +21,12 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
   j["nodes"] = r.nodes;
   j["gpus"] = r.gpus;
   j["gpus_per_node"] = r.gpus_per_node;
-  j["batch_per_gpu"] = r.batch_per_gpu;
+  j["batch_per_gpu"] = r.batch_per_gpu;  // samples per GPU per iteration (optimizer step)
+  // With gradient accumulation (absent otherwise, so other summaries keep their bytes).
+  if (scenario.accumulation > 1) {
+    j["micro_batch_per_gpu"] = scenario.batch_per_gpu;
+    j["accumulation"] = scenario.accumulation;
+  }
   j["iteration_time_s"] = r.iteration_time_s;
   j["throughput_samples_per_s"] = r.throughput_samples_per_s;
   j["scaling_efficiency"] = {{"vs_1_gpu", nullptr}, {"vs_1_node", nullptr}};

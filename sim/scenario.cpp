@@ -91,6 +91,7 @@ constexpr double kMaxFusionBytes = 64.0 * 1073741824.0;  // 64 GiB, above any GP
 constexpr double kMaxCycleTime_s = 1.0;                  // Horovod's default cycle is 1-5 ms
 constexpr double kMaxDecodeRate = 1e9;                   // samples/s per core
 constexpr double kMaxDecodeCores = 1e6;
+constexpr int kMaxAccumulation = 4096;   // micro-batches per iteration; recipes use up to ~1,000
 constexpr double kMaxFixedCost_s = 1.0;  // a host cost per op or per step; seconds would be absurd
 
 // gpus_per_node: 0 (every GPU of the node) up to the GPUs of the platform's smallest node type
@@ -400,7 +401,7 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
        "seed",          "network",     "input",           "calibration", "framework_efficiency",
        "trace",         "variability", "cluster",         "framework",   "fixed_costs",
        "memory_check",
-       "time_to_train", "parameter_server", "parallel", "stage_gpus"});
+       "time_to_train", "parameter_server", "parallel", "stage_gpus", "accumulation"});
   // clang-format on
   Scenario s;
   s.source_file = source;
@@ -421,11 +422,12 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   s.model = reference(model_key.as_string());
   // An LLM scenario (`parallel:`) takes batch, precision and sequence length from parallel.
   const bool llm = root.has("parallel");
-  for (const char* key : {"seq_len", "precision", "batch_per_gpu"})
+  for (const char* key : {"seq_len", "precision", "batch_per_gpu", "accumulation"})
     if (auto v = root.optional(key); v && llm)
-      v->fail(
-          fmt::format("not used with `parallel:`; set parallel.{} instead",
-                      std::string(key) == "batch_per_gpu" ? "micro_batch and global_batch" : key));
+      v->fail(fmt::format("not used with `parallel:`; set parallel.{} instead",
+                          std::string(key) == "batch_per_gpu" || std::string(key) == "accumulation"
+                              ? "micro_batch and global_batch"
+                              : key));
   if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key, s.model);
   if (auto v = root.optional("precision")) {
     const auto p = common::parse_precision(v->as_string());
@@ -433,6 +435,7 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
     s.precision = *p;
   }
   if (auto v = root.optional("batch_per_gpu")) s.batch_per_gpu = positive_int(*v);
+  if (auto v = root.optional("accumulation")) s.accumulation = v->as_int_field(1, kMaxAccumulation);
   const ConfigNode nodes = root.required("nodes");
   s.nodes.clear();
   if (nodes.is_sequence()) {

@@ -53,7 +53,10 @@ struct Scenario {
   std::string model;         // model zoo name or a model YAML path
   std::int64_t seq_len = 0;  // tokens per sequence for token models; 0: the model's default
   common::Precision precision = common::Precision::kFp32;
-  int batch_per_gpu = 32;
+  int batch_per_gpu = 32;  // samples per GPU per forward/backward pass (one micro-batch)
+  // Gradient accumulation: forward/backward passes per iteration (one exchange, one optimizer
+  // step each), sim/step_program.hpp accumulate_micro_batches.
+  int accumulation = 1;
   std::vector<int> nodes = {1};       // one simulation per entry
   std::vector<KeyLocation> nodes_at;  // where each entry of `nodes` was given
   // cluster.nodes: the machine's size in nodes (grown or shrunk by the platform's topology

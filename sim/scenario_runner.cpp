@@ -196,6 +196,11 @@ JobSpec point_job_spec(const Scenario& s, const PointRequest& request,
       spec.programs.push_back(build_program(step, cost_model, *gpu, s.batch_per_gpu, input_bytes));
     spec.node_program = std::move(node_program);
   }
+  // Gradient accumulation: the micro-batches of an iteration, one exchange after the last.
+  if (s.accumulation > 1) {
+    spec.program = accumulate_micro_batches(spec.program, s.accumulation);
+    for (StepProgram& p : spec.programs) p = accumulate_micro_batches(p, s.accumulation);
+  }
   // Fixed host costs go on every program, outside the cost model's framework efficiency.
   const auto fixed = [&](StepProgram& p) {
     p.dispatch_per_op_s = s.fixed_costs.dispatch_per_op_s;

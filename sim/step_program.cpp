@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <string>
 
 namespace scalecast::sim {
 
@@ -73,6 +74,54 @@ double total_op_time_s(const StepProgram& program) {
   double t = 0.0;
   for (const ProgramOp& op : program.ops) t += op.duration_s;
   return t;
+}
+
+StepProgram accumulate_micro_batches(const StepProgram& p, int k) {
+  if (k < 1)
+    throw std::invalid_argument("gradient accumulation: " + std::to_string(k) +
+                                " micro-batches; expected 1 or more");
+  if (k == 1) return p;
+  StepProgram out = p;
+  out.ops.clear();
+  out.gradients.clear();
+  out.batch_per_gpu = p.batch_per_gpu * k;
+  out.input_bytes = p.input_bytes * k;
+  std::vector<std::size_t> at(p.ops.size(), 0);  // index in `out` of the latest copy of each op
+  std::size_t previous_last = 0;
+  bool have_previous = false;
+  for (int m = 0; m < k; ++m) {
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < p.ops.size(); ++i) {
+      if (p.ops[i].optimizer) continue;
+      ProgramOp op = p.ops[i];
+      op.name += " [micro " + std::to_string(m + 1) + "/" + std::to_string(k) + "]";
+      for (std::size_t& pred : op.preds) {
+        if (pred >= i || p.ops[pred].optimizer)
+          throw std::invalid_argument("gradient accumulation: op " + p.ops[i].name +
+                                      " waits for a later or an optimizer op");
+        pred = at[pred];
+      }
+      if (op.preds.empty() && have_previous) op.preds.push_back(previous_last);
+      at[i] = last = out.ops.size();
+      out.ops.push_back(std::move(op));
+    }
+    previous_last = last;
+    have_previous = !out.ops.empty();
+  }
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    if (!p.ops[i].optimizer) continue;
+    ProgramOp op = p.ops[i];
+    for (std::size_t& pred : op.preds) pred = at[pred];
+    at[i] = out.ops.size();
+    out.ops.push_back(std::move(op));
+  }
+  for (const ProgramGradient& g : p.gradients) {
+    if (g.ready_after >= p.ops.size())
+      throw std::invalid_argument("gradient accumulation: gradient " + g.name +
+                                  " names a missing op");
+    out.gradients.push_back({g.name, g.bytes, at[g.ready_after]});
+  }
+  return out;
 }
 
 }  // namespace scalecast::sim

@@ -61,6 +61,16 @@ struct ComputeSchedule {
 // names a missing op, or a negative fixed cost.
 ComputeSchedule compute_schedule(const StepProgram& program);
 
+// Gradient accumulation: one iteration runs `micro_batches` forward and backward passes one after
+// the other, then one gradient exchange and one optimizer step. The non-optimizer ops are
+// repeated (each replica's first ops wait for the previous replica's last op), only the last
+// replica produces the gradients (so buckets overlap its backward pass, as DDP's no_sync and
+// Horovod's backward_passes_per_step do; `allreduce.after_backward` holds them to its end, as a
+// post-accumulation all-reduce does), the optimizer ops follow it, and the batch and input bytes
+// per iteration grow by the factor. Names gain " [micro k/K]". 1 returns the program unchanged;
+// below 1 throws std::invalid_argument.
+StepProgram accumulate_micro_batches(const StepProgram& program, int micro_batches);
+
 // Total time of all ops (all streams), the "communication free" iteration time when every op
 // is on the compute stream.
 double total_op_time_s(const StepProgram& program);

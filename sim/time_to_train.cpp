@@ -100,7 +100,7 @@ void check_time_to_train(const Scenario& s, const std::vector<int>& nodes,
   const calibration::ConvergenceTable table = time_to_train_table(s);
   const int gpus = node_gpus(s, platforms::load_platform(s.platform));
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const double batch = static_cast<double>(nodes[i]) * gpus * s.batch_per_gpu;
+    const double batch = static_cast<double>(nodes[i]) * gpus * s.batch_per_gpu * s.accumulation;
     if (calibration::coverage(table, batch) == calibration::Coverage::kInside) continue;
     const KeyLocation& where = at.empty() ? s.time_to_train.at : at[std::min(i, at.size() - 1)];
     std::string why;
@@ -109,9 +109,13 @@ void check_time_to_train(const Scenario& s, const std::vector<int>& nodes,
     } catch (const std::out_of_range& e) {
       why = e.what();
     }
-    throw ConfigError(where.file, where.line, where.column, where.key,
-                      fmt::format("{} node{} x {} GPUs x batch {}: {}", nodes[i],
-                                  nodes[i] == 1 ? "" : "s", gpus, s.batch_per_gpu, why));
+    throw ConfigError(
+        where.file, where.line, where.column, where.key,
+        fmt::format(
+            "{} node{} x {} GPUs x batch {}{}: {}", nodes[i], nodes[i] == 1 ? "" : "s", gpus,
+            s.batch_per_gpu,
+            s.accumulation > 1 ? fmt::format(" x {} micro-batches", s.accumulation) : std::string(),
+            why));
   }
 }
 
