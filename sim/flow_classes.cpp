@@ -52,31 +52,27 @@ FlowClasses equitable_classes(const FlowIncidence& in) {
   std::vector<int> lc(links, -1);
   for (std::size_t i = 0; i < used.size(); ++i) lc[used[i]] = lc_used[i];
 
+  // A signature: the own colour, then the sorted colours of the neighbours (with multiplicity).
+  const auto signature = [](int own, const std::vector<int>& neighbours,
+                            const std::vector<int>& colour) {
+    std::vector<std::uint64_t> s;
+    s.reserve(neighbours.size() + 1);
+    for (int n : neighbours) s.push_back(static_cast<std::uint64_t>(colour[n]));
+    std::sort(s.begin(), s.end());
+    s.insert(s.begin(), static_cast<std::uint64_t>(own));
+    return s;
+  };
   // Refine links by the flows crossing them and flows by the links they cross until the number
   // of classes stops growing (a refinement never merges classes, so equal counts mean stable).
   for (;;) {
     ++out.rounds;
     sig.clear();
-    for (std::size_t l : used) {
-      std::vector<std::uint64_t> s = {static_cast<std::uint64_t>(lc[l])};
-      std::vector<std::uint64_t> around;
-      for (int f : crossing[l]) around.push_back(static_cast<std::uint64_t>(fc[f]));
-      std::sort(around.begin(), around.end());
-      s.insert(s.end(), around.begin(), around.end());
-      sig.push_back(std::move(s));
-    }
+    for (std::size_t l : used) sig.push_back(signature(lc[l], crossing[l], fc));
     int link_count = 0;
     lc_used = renumber(sig, link_count);
     for (std::size_t i = 0; i < used.size(); ++i) lc[used[i]] = lc_used[i];
     sig.clear();
-    for (std::size_t f = 0; f < flows; ++f) {
-      std::vector<std::uint64_t> s = {static_cast<std::uint64_t>(fc[f])};
-      std::vector<std::uint64_t> around;
-      for (int l : in.routes[f]) around.push_back(static_cast<std::uint64_t>(lc[l]));
-      std::sort(around.begin(), around.end());
-      s.insert(s.end(), around.begin(), around.end());
-      sig.push_back(std::move(s));
-    }
+    for (std::size_t f = 0; f < flows; ++f) sig.push_back(signature(fc[f], in.routes[f], lc));
     int flow_count = 0;
     fc = renumber(sig, flow_count);
     const bool stable = flow_count == out.flow_classes && link_count == out.link_classes;

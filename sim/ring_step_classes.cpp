@@ -1,12 +1,13 @@
 #include "sim/ring_step_classes.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "platforms/cluster_size.hpp"
@@ -20,13 +21,6 @@ namespace {
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// What max-min sharing sees of a link: its bandwidth and latency, bit for bit.
-std::uint64_t link_colour(const simgrid::s4u::Link* l) {
-  const auto b = std::bit_cast<std::uint64_t>(l->get_bandwidth());
-  const auto a = std::bit_cast<std::uint64_t>(l->get_latency());
-  return b ^ (a + 0x9e3779b97f4a7c15ULL + (b << 6) + (b >> 2));
 }
 
 }  // namespace
@@ -92,7 +86,14 @@ RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per
         add(servers[reader++ % servers.size()], cpu, 2);
     }
   }
-  for (const simgrid::s4u::Link* l : by_index) in.link_colour.push_back(link_colour(l));
+  // A link's colour is what max-min sharing sees of it: its bandwidth and latency (equal pairs,
+  // equal colour; numbered, so distinct pairs never collide).
+  std::map<std::pair<double, double>, std::uint64_t> colours;
+  for (const simgrid::s4u::Link* l : by_index) {
+    const auto [it, added] =
+        colours.emplace(std::make_pair(l->get_bandwidth(), l->get_latency()), colours.size());
+    in.link_colour.push_back(it->second);
+  }
   c.routes_s = since(t0);
 
   t0 = std::chrono::steady_clock::now();

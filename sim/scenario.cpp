@@ -8,7 +8,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "calibration/collective_model.hpp"
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "models/memory_estimate.hpp"
@@ -19,6 +18,8 @@
 #include "platforms/platform.hpp"
 #include "sim/framework_preset.hpp"
 #include "sim/multi_job_scenario.hpp"
+#include "sim/scenario_allreduce.hpp"
+#include "sim/scenario_keys.hpp"
 #include "sim/scenario_strategy.hpp"
 #include "sim/time_to_train.hpp"
 
@@ -80,16 +81,10 @@ void apply_override(YAML::Node root, const std::string& key, const std::string& 
   cur[parts.back()] = parsed;
 }
 
-// Counts are read as integers with a stated range (never through a double or a narrowing cast).
-constexpr int kMaxCount = 1'000'000;
-int positive_int(const ConfigNode& n) { return n.as_int_field(1, kMaxCount); }
-
 // Physical limits of the scenario's quantities, so that products (batch x sample size, bytes per
 // flow) stay far inside double and SimGrid's 64-bit byte counts and results are right or an error.
-constexpr double kMaxSampleBytes = 8.0 * 1073741824.0;   // 8 GiB (a 3-D volume is ~1 GB)
-constexpr double kMaxFusionBytes = 64.0 * 1073741824.0;  // 64 GiB, above any GPU's memory
-constexpr double kMaxCycleTime_s = 1.0;                  // Horovod's default cycle is 1-5 ms
-constexpr double kMaxDecodeRate = 1e9;                   // samples/s per core
+constexpr double kMaxSampleBytes = 8.0 * 1073741824.0;  // 8 GiB (a 3-D volume is ~1 GB)
+constexpr double kMaxDecodeRate = 1e9;                  // samples/s per core
 constexpr double kMaxDecodeCores = 1e6;
 constexpr int kMaxAccumulation = 4096;   // micro-batches per iteration; recipes use up to ~1,000
 constexpr double kMaxFixedCost_s = 1.0;  // a host cost per op or per step; seconds would be absurd
@@ -125,13 +120,6 @@ void load_cluster(const ConfigNode& c, Scenario& s) {
     s.cluster_partition = v->as_string();
     s.cluster_partition_at = where(*v);
   }
-}
-
-template <class T, class F>
-T enum_value(const ConfigNode& n, F parse, const char* allowed) {
-  const auto v = parse(n.as_string());
-  if (!v) n.fail(std::string("expected one of ") + allowed + ", got \"" + n.as_string() + "\"");
-  return *v;
 }
 
 // Loads the platform or model a scenario key names. When it cannot be found at all (a ConfigError
@@ -171,74 +159,6 @@ std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key,
   return v;
 }
 
-void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
-  a.check_keys({"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time",
-                "chunks", "bucketing", "first_bucket", "packs", "after_backward", "tuner",
-                "transport", "collnet"});
-  if (auto v = a.optional("tuner")) {
-    const std::string t = v->as_string();
-    if (t != "nccl" && t != "none") v->fail("expected nccl or none, got \"" + t + "\"");
-    c.nccl_tuner = t == "nccl";
-  }
-  if (auto v = a.optional("library"))
-    c.library = enum_value<Library>(*v, parse_library, "nccl, mpi, mpi_cpu");
-  if (auto v = a.optional("transport"))
-    c.transport = enum_value<Transport>(*v, parse_transport, "native, tcp");
-  if (auto v = a.optional("algorithm"))
-    c.algorithm = enum_value<Algorithm>(
-        *v, parse_algorithm,
-        "auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct, collnet_chain");
-  if (auto v = a.optional("protocol"); v && v->as_string() != "auto")
-    c.protocol = enum_value<calibration::NcclProto>(*v, calibration::parse_nccl_proto,
-                                                    "auto, ll, ll128, simple");
-  if (auto v = a.optional("inter_node")) {
-    c.inter_node = enum_value<Algorithm>(*v, parse_algorithm, "ring, tree");
-    if (c.inter_node != Algorithm::kRing && c.inter_node != Algorithm::kTree)
-      v->fail("expected ring or tree, got \"" + v->as_string() + "\"");
-  }
-  c.fusion_bytes =
-      a.quantity_in_or("fusion_buffer", Quantity::kSize, 0.0, kMaxFusionBytes, c.fusion_bytes);
-  if (auto v = a.optional("bucketing")) {
-    c.bucketing = enum_value<Bucketing>(*v, parse_bucketing, "fusion, ddp, packs");
-    // A framework's Horovod cycle does not carry over to another rule.
-    if (c.bucketing != Bucketing::kFusion) c.cycle_time_s = 0.0;
-  }
-  if (auto v = a.optional("cycle_time")) {
-    // 0 = static buckets; a cycle is a period of the coordinator, far below a step.
-    c.cycle_time_s = v->as_quantity_in(Quantity::kTime, 0.0, kMaxCycleTime_s);
-    if (c.cycle_time_s > 0.0 && c.bucketing != Bucketing::kFusion)
-      v->fail("expected 0 with bucketing " + std::string(to_string(c.bucketing)) +
-              " (Horovod's cycle applies to bucketing: fusion)");
-  }
-  if (auto v = a.optional("first_bucket")) {
-    if (c.bucketing != Bucketing::kDdp) v->fail("expected only with bucketing: ddp");
-    c.first_bucket_bytes = v->as_quantity_in(Quantity::kSize, 0.0, kMaxFusionBytes);
-  }
-  if (auto v = a.optional("packs")) {
-    if (c.bucketing != Bucketing::kPacks) v->fail("expected only with bucketing: packs");
-    c.packs = positive_int(*v);
-  }
-  if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
-  if (auto v = a.optional("collnet")) {
-    c.collnet = v->as_bool();
-    // CollNet is a choice of NCCL's tuning model: elsewhere it would change nothing, silently.
-    if (c.collnet && c.library != Library::kNccl)
-      v->fail("expected false: CollNet is NCCL's, and allreduce.library is " +
-              std::string(to_string(c.library)));
-    if (c.collnet && !c.nccl_tuner)
-      v->fail(
-          "expected false: CollNet is a choice of NCCL's tuning model, and allreduce.tuner "
-          "is none");
-  }
-  if (auto v = a.optional("chunks")) c.chunks = v->as_string() == "auto" ? 0 : positive_int(*v);
-  // An NCCL-only algorithm or an NCCL protocol asks for NCCL's tuning model.
-  if (needs_collective_model(c.algorithm) || c.protocol.has_value()) {
-    if (auto v = a.optional("tuner"); v && !c.nccl_tuner)
-      v->fail("expected nccl: the algorithm or protocol chosen here needs NCCL's tuning model");
-    c.nccl_tuner = true;
-  }
-}
-
 // fixed_costs: host costs per op and per iteration (calibration/fixed_costs.hpp).
 void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
   f.check_keys({"dispatch_per_op", "per_iteration"});
@@ -249,47 +169,6 @@ void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
   };
   time("dispatch_per_op", p.dispatch_per_op_s);
   time("per_iteration", p.per_iteration_s);
-}
-
-// An NCCL algorithm or protocol forced by the scenario must exist on the platform at every node
-// count (NVLS needs Hopper and NVSwitch, CollNet `network.sharp`): refused here, before any
-// simulation, with the key's location.
-void check_collective_choice(const ConfigNode& a, const Scenario& s,
-                             const platforms::Platform& machine) {
-  const AllReduceConfig& c = s.allreduce;
-  // Asking NCCL for CollNet on a fabric without SHARP would change nothing, silently.
-  if (c.collnet && !machine.network.sharp)
-    (a.has("collnet") ? a.required("collnet") : a)
-        .fail(fmt::format(
-            "expected false: CollNet needs in-network reduction (SHARP), and the network of {} "
-            "does not declare it (network.sharp)",
-            machine.name));
-  const bool forced = needs_collective_model(c.algorithm) || c.protocol.has_value();
-  if (c.library != Library::kNccl || !forced) return;
-  const platforms::NodeType& type = machine.node_types[machine.partitions.front().node_type];
-  const int gpus = s.gpus_per_node > 0 ? std::min(s.gpus_per_node, type.gpu_count) : type.gpu_count;
-  const bool hierarchical = c.algorithm == Algorithm::kHierarchical;
-  for (int n : s.nodes) {
-    // The hierarchical algorithm's stages run on the node's GPUs and on one GPU per node.
-    for (auto [nodes, g] : hierarchical ? std::vector<std::pair<int, int>>{{1, gpus}, {n, 1}}
-                                        : std::vector<std::pair<int, int>>{{n, gpus}}) {
-      const calibration::CollectiveModel m(
-          calibration::nccl_topology(machine, type, nodes, g, collnet_enabled(c)));
-      try {
-        std::optional<calibration::NcclAlgo> algo = nccl_algo_of(c.algorithm);
-        if (hierarchical && nodes > 1 && c.inter_node == Algorithm::kTree)
-          algo = calibration::NcclAlgo::kTree;
-        m.choose(c.fusion_bytes > 0 ? c.fusion_bytes : 1.0, algo, c.protocol);
-      } catch (const std::invalid_argument& e) {
-        const ConfigNode key =
-            c.protocol && !needs_collective_model(c.algorithm) && a.has("protocol")
-                ? a.required("protocol")
-                : (a.has("algorithm") ? a.required("algorithm") : a);
-        key.fail(
-            fmt::format("at {} node{} of {}: {}", n, n > 1 ? "s" : "", machine.name, e.what()));
-      }
-    }
-  }
 }
 
 double sample_size(const ConfigNode& n) {
@@ -422,12 +301,14 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   s.model = reference(model_key.as_string());
   // An LLM scenario (`parallel:`) takes batch, precision and sequence length from parallel.
   const bool llm = root.has("parallel");
-  for (const char* key : {"seq_len", "precision", "batch_per_gpu", "accumulation"})
+  const std::pair<const char*, const char*> llm_keys[] = {
+      {"seq_len", "seq_len"},
+      {"precision", "precision"},
+      {"batch_per_gpu", "micro_batch and global_batch"},
+      {"accumulation", "micro_batch and global_batch"}};
+  for (const auto& [key, instead] : llm_keys)
     if (auto v = root.optional(key); v && llm)
-      v->fail(fmt::format("not used with `parallel:`; set parallel.{} instead",
-                          std::string(key) == "batch_per_gpu" || std::string(key) == "accumulation"
-                              ? "micro_batch and global_batch"
-                              : key));
+      v->fail(fmt::format("not used with `parallel:`; set parallel.{} instead", instead));
   if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key, s.model);
   if (auto v = root.optional("precision")) {
     const auto p = common::parse_precision(v->as_string());

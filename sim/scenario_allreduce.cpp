@@ -1,0 +1,141 @@
+#include "sim/scenario_allreduce.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "calibration/collective_model.hpp"
+#include "sim/scenario_keys.hpp"
+#include "sim/transport.hpp"
+
+namespace scalecast::sim {
+
+using common::ConfigNode;
+using common::Quantity;
+
+namespace {
+
+constexpr double kMaxFusionBytes = 64.0 * 1073741824.0;  // 64 GiB, above any GPU's memory
+constexpr double kMaxCycleTime_s = 1.0;                  // Horovod's default cycle is 1-5 ms
+
+// `collnet: true` is a request to NCCL's tuning model for the fabric's in-network reduction:
+// with another library, without the tuner, or on a fabric without SHARP it would change
+// nothing, silently, so it is refused at the key.
+void check_collnet(const ConfigNode& a, const AllReduceConfig& c,
+                   const platforms::Platform& machine) {
+  if (!c.collnet) return;
+  const ConfigNode key = a.has("collnet") ? a.required("collnet") : a;
+  if (c.library != Library::kNccl)
+    key.fail("expected false: CollNet is NCCL's, and allreduce.library is " +
+             std::string(to_string(c.library)));
+  if (!c.nccl_tuner)
+    key.fail(
+        "expected false: CollNet is a choice of NCCL's tuning model, and allreduce.tuner is none");
+  if (!machine.network.sharp)
+    key.fail(fmt::format(
+        "expected false: CollNet needs in-network reduction (SHARP), and the network of {} does "
+        "not declare it (network.sharp)",
+        machine.name));
+}
+
+}  // namespace
+
+void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
+  a.check_keys({"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time",
+                "chunks", "bucketing", "first_bucket", "packs", "after_backward", "tuner",
+                "transport", "collnet"});
+  if (auto v = a.optional("tuner")) {
+    const std::string t = v->as_string();
+    if (t != "nccl" && t != "none") v->fail("expected nccl or none, got \"" + t + "\"");
+    c.nccl_tuner = t == "nccl";
+  }
+  if (auto v = a.optional("library"))
+    c.library = enum_value<Library>(*v, parse_library, "nccl, mpi, mpi_cpu");
+  if (auto v = a.optional("transport"))
+    c.transport = enum_value<Transport>(*v, parse_transport, "native, tcp");
+  if (auto v = a.optional("algorithm"))
+    c.algorithm = enum_value<Algorithm>(
+        *v, parse_algorithm,
+        "auto, ring, tree, hierarchical, nvls, nvls_tree, collnet_direct, collnet_chain");
+  if (auto v = a.optional("protocol"); v && v->as_string() != "auto")
+    c.protocol = enum_value<calibration::NcclProto>(*v, calibration::parse_nccl_proto,
+                                                    "auto, ll, ll128, simple");
+  if (auto v = a.optional("inter_node")) {
+    c.inter_node = enum_value<Algorithm>(*v, parse_algorithm, "ring, tree");
+    if (c.inter_node != Algorithm::kRing && c.inter_node != Algorithm::kTree)
+      v->fail("expected ring or tree, got \"" + v->as_string() + "\"");
+  }
+  c.fusion_bytes =
+      a.quantity_in_or("fusion_buffer", Quantity::kSize, 0.0, kMaxFusionBytes, c.fusion_bytes);
+  if (auto v = a.optional("bucketing")) {
+    c.bucketing = enum_value<Bucketing>(*v, parse_bucketing, "fusion, ddp, packs");
+    // A framework's Horovod cycle does not carry over to another rule.
+    if (c.bucketing != Bucketing::kFusion) c.cycle_time_s = 0.0;
+  }
+  if (auto v = a.optional("cycle_time")) {
+    // 0 = static buckets; a cycle is a period of the coordinator, far below a step.
+    c.cycle_time_s = v->as_quantity_in(Quantity::kTime, 0.0, kMaxCycleTime_s);
+    if (c.cycle_time_s > 0.0 && c.bucketing != Bucketing::kFusion)
+      v->fail("expected 0 with bucketing " + std::string(to_string(c.bucketing)) +
+              " (Horovod's cycle applies to bucketing: fusion)");
+  }
+  if (auto v = a.optional("first_bucket")) {
+    if (c.bucketing != Bucketing::kDdp) v->fail("expected only with bucketing: ddp");
+    c.first_bucket_bytes = v->as_quantity_in(Quantity::kSize, 0.0, kMaxFusionBytes);
+  }
+  if (auto v = a.optional("packs")) {
+    if (c.bucketing != Bucketing::kPacks) v->fail("expected only with bucketing: packs");
+    c.packs = positive_int(*v);
+  }
+  if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
+  if (auto v = a.optional("collnet")) c.collnet = v->as_bool();
+  if (auto v = a.optional("chunks")) c.chunks = v->as_string() == "auto" ? 0 : positive_int(*v);
+  // An NCCL-only algorithm or an NCCL protocol asks for NCCL's tuning model.
+  if (needs_collective_model(c.algorithm) || c.protocol.has_value()) {
+    if (auto v = a.optional("tuner"); v && !c.nccl_tuner)
+      v->fail("expected nccl: the algorithm or protocol chosen here needs NCCL's tuning model");
+    c.nccl_tuner = true;
+  }
+}
+
+// An NCCL algorithm or protocol forced by the scenario must exist on the platform at every node
+// count (NVLS needs Hopper and NVSwitch, CollNet `network.sharp`): refused here, before any
+// simulation, with the key's location.
+void check_collective_choice(const ConfigNode& a, const Scenario& s,
+                             const platforms::Platform& machine) {
+  const AllReduceConfig& c = s.allreduce;
+  check_collnet(a, c, machine);
+  const bool forced = needs_collective_model(c.algorithm) || c.protocol.has_value();
+  if (c.library != Library::kNccl || !forced) return;
+  const platforms::NodeType& type = machine.node_types[machine.partitions.front().node_type];
+  const int gpus = s.gpus_per_node > 0 ? std::min(s.gpus_per_node, type.gpu_count) : type.gpu_count;
+  const bool hierarchical = c.algorithm == Algorithm::kHierarchical;
+  for (int n : s.nodes) {
+    // The hierarchical algorithm's stages run on the node's GPUs and on one GPU per node.
+    for (auto [nodes, g] : hierarchical ? std::vector<std::pair<int, int>>{{1, gpus}, {n, 1}}
+                                        : std::vector<std::pair<int, int>>{{n, gpus}}) {
+      const calibration::CollectiveModel m(
+          calibration::nccl_topology(machine, type, nodes, g, collnet_enabled(c)));
+      try {
+        std::optional<calibration::NcclAlgo> algo = nccl_algo_of(c.algorithm);
+        if (hierarchical && nodes > 1 && c.inter_node == Algorithm::kTree)
+          algo = calibration::NcclAlgo::kTree;
+        m.choose(c.fusion_bytes > 0 ? c.fusion_bytes : 1.0, algo, c.protocol);
+      } catch (const std::invalid_argument& e) {
+        const ConfigNode key =
+            c.protocol && !needs_collective_model(c.algorithm) && a.has("protocol")
+                ? a.required("protocol")
+                : (a.has("algorithm") ? a.required("algorithm") : a);
+        key.fail(
+            fmt::format("at {} node{} of {}: {}", n, n > 1 ? "s" : "", machine.name, e.what()));
+      }
+    }
+  }
+}
+
+}  // namespace scalecast::sim
