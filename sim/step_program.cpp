@@ -81,46 +81,28 @@ StepProgram accumulate_micro_batches(const StepProgram& p, int k) {
     throw std::invalid_argument("gradient accumulation: " + std::to_string(k) +
                                 " micro-batches; expected 1 or more");
   if (k == 1) return p;
+  // One pass as the host and the GPU streams run it, without the iteration's fixed host time.
+  StepProgram one = p;
+  one.fixed_per_iteration_s = 0.0;
+  const double pass_s = compute_schedule(one).backward_end_s;
   StepProgram out = p;
-  out.ops.clear();
-  out.gradients.clear();
   out.batch_per_gpu = p.batch_per_gpu * k;
   out.input_bytes = p.input_bytes * k;
-  std::vector<std::size_t> at(p.ops.size(), 0);  // index in `out` of the latest copy of each op
-  std::size_t previous_last = 0;
-  bool have_previous = false;
-  for (int m = 0; m < k; ++m) {
-    std::size_t last = 0;
-    for (std::size_t i = 0; i < p.ops.size(); ++i) {
-      if (p.ops[i].optimizer) continue;
-      ProgramOp op = p.ops[i];
-      op.name += " [micro " + std::to_string(m + 1) + "/" + std::to_string(k) + "]";
-      for (std::size_t& pred : op.preds) {
-        if (pred >= i || p.ops[pred].optimizer)
-          throw std::invalid_argument("gradient accumulation: op " + p.ops[i].name +
-                                      " waits for a later or an optimizer op");
-        pred = at[pred];
-      }
-      if (op.preds.empty() && have_previous) op.preds.push_back(previous_last);
-      at[i] = last = out.ops.size();
-      out.ops.push_back(std::move(op));
-    }
-    previous_last = last;
-    have_previous = !out.ops.empty();
+  out.ops.clear();
+  out.ops.reserve(p.ops.size() + 1);
+  ProgramOp earlier;
+  earlier.name = "micro-batches 1-" + std::to_string(k - 1) + " of " + std::to_string(k);
+  earlier.stream = Stream::kCompute;
+  earlier.duration_s = (k - 1) * pass_s;
+  earlier.tier = "accumulation";
+  out.ops.push_back(std::move(earlier));
+  for (const ProgramOp& op : p.ops) {
+    ProgramOp shifted = op;
+    for (std::size_t& pred : shifted.preds) ++pred;
+    if (shifted.preds.empty() && !shifted.optimizer) shifted.preds.push_back(0);
+    out.ops.push_back(std::move(shifted));
   }
-  for (std::size_t i = 0; i < p.ops.size(); ++i) {
-    if (!p.ops[i].optimizer) continue;
-    ProgramOp op = p.ops[i];
-    for (std::size_t& pred : op.preds) pred = at[pred];
-    at[i] = out.ops.size();
-    out.ops.push_back(std::move(op));
-  }
-  for (const ProgramGradient& g : p.gradients) {
-    if (g.ready_after >= p.ops.size())
-      throw std::invalid_argument("gradient accumulation: gradient " + g.name +
-                                  " names a missing op");
-    out.gradients.push_back({g.name, g.bytes, at[g.ready_after]});
-  }
+  for (ProgramGradient& g : out.gradients) ++g.ready_after;
   return out;
 }
 

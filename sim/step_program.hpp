@@ -62,13 +62,14 @@ struct ComputeSchedule {
 ComputeSchedule compute_schedule(const StepProgram& program);
 
 // Gradient accumulation: one iteration runs `micro_batches` forward and backward passes one after
-// the other, then one gradient exchange and one optimizer step. The non-optimizer ops are
-// repeated (each replica's first ops wait for the previous replica's last op), only the last
-// replica produces the gradients (so buckets overlap its backward pass, as DDP's no_sync and
-// Horovod's backward_passes_per_step do; `allreduce.after_backward` holds them to its end, as a
-// post-accumulation all-reduce does), the optimizer ops follow it, and the batch and input bytes
-// per iteration grow by the factor. Names gain " [micro k/K]". 1 returns the program unchanged;
-// below 1 throws std::invalid_argument.
+// the other, then one gradient exchange and one optimizer step. The first K - 1 passes carry no
+// gradient traffic, so they are one compute-stream op of K - 1 times the pass's scheduled length
+// (its ops, streams and host dispatch, without the iteration's fixed host time); the program's
+// own ops follow as the last pass and produce the gradients (so buckets overlap its backward
+// pass, as DDP's no_sync and Horovod's backward_passes_per_step do; `allreduce.after_backward`
+// holds them to its end, as a post-accumulation all-reduce does), then the optimizer. Batch and
+// input bytes per iteration grow by the factor. Memory and work stay those of one pass plus one
+// op, whatever K. 1 returns the program unchanged; below 1 throws std::invalid_argument.
 StepProgram accumulate_micro_batches(const StepProgram& program, int micro_batches);
 
 // Total time of all ops (all streams), the "communication free" iteration time when every op

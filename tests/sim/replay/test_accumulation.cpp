@@ -22,20 +22,22 @@ using namespace scalecast::sim;
 using namespace scalecast::sim::testing;
 
 TEST_SUITE("unit") {
-  TEST_CASE("accumulation: K micro-batches repeat the passes and keep one exchange") {
+  TEST_CASE("accumulation: K micro-batches run the passes in turn and keep one exchange") {
     // 2 forward ops of 1 ms, 2 backward ops of 2 ms (one gradient each), optimizer 1 ms.
     StepProgram p = synthetic_program(2, 1e-3, 2, 2e-3, 1e6, 1e-3, 32);
     p.input_bytes = 100.0;
     const StepProgram a = accumulate_micro_batches(p, 3);
-    CHECK(a.ops.size() == 3 * 4 + 1);
+    // The first two passes as one op, then the program's own ops as the last pass.
+    CHECK(a.ops.size() == 1 + 4 + 1);
+    CHECK(a.ops[0].name == "micro-batches 1-2 of 3");
+    CHECK(a.ops[0].duration_s == doctest::Approx(2 * 6e-3));
     CHECK(a.batch_per_gpu == 96);
     CHECK(a.input_bytes == 300.0);
     REQUIRE(a.gradients.size() == 2);
     CHECK(a.ops.back().optimizer);
-    CHECK(a.ops[4].preds == std::vector<std::size_t>{3});  // micro 2 waits for micro 1
-    CHECK(a.ops[11].name == "bwd3 [micro 3/3]");
-    CHECK(a.gradients[0].ready_after == 10);  // the last micro-batch's backward ops
-    CHECK(a.gradients[1].ready_after == 11);
+    CHECK(a.ops[1].preds == std::vector<std::size_t>{0});  // the last pass waits for them
+    CHECK(a.gradients[0].ready_after == 3);                // the last pass's backward ops
+    CHECK(a.gradients[1].ready_after == 4);
     const ComputeSchedule s = compute_schedule(a);
     CHECK(s.backward_end_s == doctest::Approx(3 * 6e-3));
     CHECK(s.gradient_ready_s[0] == doctest::Approx(2 * 6e-3 + 4e-3));
