@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "validation/validation_file.hpp"
@@ -27,6 +28,9 @@ struct Configuration {
   Strategy strategy = Strategy::kNone;
   std::vector<std::string> comm;
   int batch_per_gpu = 0;
+  int accumulation = 1;  // micro-batches per gradient exchange (scenario `accumulation`)
+  // Scenario `allreduce.*` keys the point's source states (validation file `allreduce`).
+  std::vector<std::pair<std::string, std::string>> allreduce;
   int gpus = 1;
   int nodes = 1;
   double framework_efficiency = 1.0;  // scalar on compute speed: compute time / efficiency

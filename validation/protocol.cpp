@@ -31,6 +31,8 @@ Configuration configuration_of(const ValidationPoint& point, const std::string& 
   c.strategy = point.strategy;
   c.comm = point.comm;
   c.batch_per_gpu = point.batch_per_gpu;
+  c.accumulation = point.accumulation;
+  c.allreduce = point.allreduce;
   c.gpus = point.gpus;
   c.nodes = point.nodes;
   if (point.is_parallel() && point.parallel_node) {

@@ -198,6 +198,9 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   // amp_fp16 is the fp16 mixed-precision recipe; "unknown" arrives here as fp32 (FORMAT.md 5.6).
   y += fmt::format("precision: {}\n", c.precision == "amp_fp16" ? "fp16" : c.precision);
   y += fmt::format("batch_per_gpu: {}\n", c.batch_per_gpu);
+  // Gradient accumulation as the source states it (FORMAT.md section 2): one exchange per
+  // `accumulation` micro-batches of batch_per_gpu.
+  if (c.accumulation > 1) y += fmt::format("accumulation: {}\n", c.accumulation);
   // A run of unknown precision is simulated as fp32 and would not fit where it really used mixed
   // precision (CL-1): only there may the memory estimate not veto a measured run.
   if (!c.precision_stated) y += "memory_check: false\n";
@@ -239,6 +242,10 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
     allreduce += "  library: nccl\n";
   }
   if (has("tcp")) allreduce += "  transport: tcp\n";
+  // The source's own exchange settings (validation file `allreduce`), after the framework's
+  // defaults, which the scenario applies first.
+  for (const auto& [key, value] : c.allreduce)
+    allreduce += fmt::format("  {}: {}\n", key, value);  // values checked when read
   if (!allreduce.empty()) y += "allreduce:\n" + allreduce;
   // framework -> the scenario's `framework`: its gradient bucketing and fixed host costs
   // (sim/framework_preset.cpp, scenarios/README.md "Gradient bucketing"). pytorch (DDP) and

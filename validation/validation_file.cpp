@@ -129,11 +129,48 @@ void parse_parallel_of(const ConfigNode& node, ValidationPoint& p) {
   p.parallel = c;
 }
 
+// The scenario's bound on `accumulation` (sim/scenario.cpp), so a point never asks for more.
+constexpr int kMaxAccumulation = 4096;
+
+// A point's `allreduce` map (FORMAT.md section 2): the gradient-exchange settings its source
+// states, checked here (file:line) and passed to the scenario's `allreduce` block as written.
+std::vector<std::pair<std::string, std::string>> parse_exchange(const ConfigNode& map) {
+  if (!map.is_map()) map.fail("expected a map of gradient-exchange settings (bucketing, ...)");
+  map.check_keys({"bucketing", "fusion_buffer", "first_bucket", "packs", "after_backward"});
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string rule;
+  if (auto b = map.optional("bucketing")) {
+    rule = one_of(*b, {"fusion", "ddp", "packs"});
+    out.emplace_back("bucketing", rule);
+  }
+  const auto size = [&](const char* key, const char* only_with) {
+    auto v = map.optional(key);
+    if (!v) return;
+    if (only_with != nullptr && rule != only_with)
+      v->fail(fmt::format("expected only with bucketing: {}", only_with));
+    v->as_quantity_in(common::Quantity::kSize, 0.0, 64.0 * 1073741824.0, true);  // as the scenario
+    out.emplace_back(key, v->as_string());
+  };
+  if (map.has("fusion_buffer") && rule == "packs")
+    map.required("fusion_buffer").fail("not used with bucketing: packs (packs cut the gradient)");
+  size("fusion_buffer", nullptr);
+  size("first_bucket", "ddp");
+  if (auto v = map.optional("packs")) {
+    if (rule != "packs") v->fail("expected only with bucketing: packs");
+    out.emplace_back("packs", std::to_string(v->as_int_field(1, 1'000'000)));
+  }
+  if (auto v = map.optional("after_backward"))
+    out.emplace_back("after_backward", v->as_bool() ? "true" : "false");
+  return out;
+}
+
 ValidationPoint parse_point(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a map (one measured point)");
-  node.check_keys({"id", "system", "network", "model", "family", "seq_len", "precision",
-                   "framework", "strategy", "comm", "batch_per_gpu", "gpus", "nodes", "parallel",
-                   "measured", "role", "anchor", "source", "notes"});
+  node.check_keys(
+      {"id",        "system",    "network",  "model",    "family",        "seq_len",
+       "precision", "framework", "strategy", "comm",     "batch_per_gpu", "accumulation",
+       "allreduce", "gpus",      "nodes",    "parallel", "measured",      "role",
+       "anchor",    "source",    "notes"});
   ValidationPoint p;
   p.line = node.line();
   p.id = non_empty_string(node.required("id"));
@@ -181,6 +218,15 @@ ValidationPoint parse_point(const ConfigNode& node) {
     }
   }
   if (!parallel) p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
+  if (auto a = node.optional("accumulation")) {
+    if (parallel) a->fail("not used with strategy \"parallel\": parallel.global_batch says it");
+    p.accumulation = a->as_int_field(1, kMaxAccumulation);
+  }
+  if (auto a = node.optional("allreduce")) {
+    if (p.strategy != Strategy::kAllreduce)
+      a->fail("only points with strategy \"allreduce\" give it");
+    p.allreduce = parse_exchange(*a);
+  }
   p.gpus = positive_int(node.required("gpus"));
   const ConfigNode nodes = node.required("nodes");
   p.nodes = positive_int(nodes);

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/config_node.hpp"
@@ -53,6 +54,11 @@ struct ValidationPoint {
   Strategy strategy = Strategy::kNone;
   std::vector<std::string> comm;  // subset of nccl, mpi_cpu, tcp, rdma; empty = not stated
   int batch_per_gpu = 0;          // 0 for parallel points (their `parallel` map gives the batches)
+  // Micro-batches per gradient exchange where the source states it (FORMAT.md section 2), else 1.
+  int accumulation = 1;
+  // The source's gradient-exchange settings, as scenario `allreduce.*` keys and their values in
+  // file order (bucketing, fusion_buffer, first_bucket, packs, after_backward); empty = not stated.
+  std::vector<std::pair<std::string, std::string>> allreduce;
   int gpus = 0;
   int nodes = 0;
   Measured measured;

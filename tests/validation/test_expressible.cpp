@@ -125,6 +125,30 @@ TEST_SUITE("unit") {
     CHECK(scenario_yaml(c).find("transport") == std::string::npos);
   }
 
+  TEST_CASE(
+      "scenario_yaml writes the point's accumulation and exchange settings as scenario keys") {
+    // validation file `accumulation` and `allreduce` (FORMAT.md section 2) -> the scenario's
+    // `accumulation` and `allreduce.*`, after the framework preset, which they override.
+    Configuration c = bert(128);
+    c.framework = "pytorch";
+    CHECK(scenario_yaml(c).find("accumulation") == std::string::npos);
+    c.accumulation = 16;
+    c.allreduce = {{"bucketing", "packs"}};
+    std::string y = scenario_yaml(c);
+    CHECK(y.find("\naccumulation: 16\n") != std::string::npos);
+    CHECK(y.find("allreduce:\n  library: nccl\n  bucketing: packs\n") != std::string::npos);
+    scalecast::sim::Scenario s = scalecast::sim::load_scenario_text(y, "v.yaml");
+    CHECK(s.accumulation == 16);
+    CHECK(s.allreduce.bucketing == scalecast::sim::Bucketing::kPacks);
+    c.accumulation = 1;
+    c.allreduce = {{"bucketing", "ddp"}, {"fusion_buffer", "500MB"}, {"first_bucket", "500MB"}};
+    s = scalecast::sim::load_scenario_text(scenario_yaml(c), "v.yaml");
+    CHECK(s.accumulation == 1);
+    CHECK(s.allreduce.bucketing == scalecast::sim::Bucketing::kDdp);
+    CHECK(s.allreduce.fusion_bytes == doctest::Approx(5e8));
+    CHECK(s.allreduce.first_bucket_bytes == doctest::Approx(5e8));
+  }
+
   TEST_CASE("check_expressible accepts BERT seq_len 512 and rejects seq_len for a CNN") {
     CHECK_NOTHROW(check_expressible(bert(512)));
     CHECK_NOTHROW(check_expressible(bert(128)));

@@ -29,9 +29,11 @@ namespace {
 // the per-kernel overhead: MAPE 7.60% over 36 points, max |e| 20.09% at D2-2.g16; 3 Dec, 14:05
 // UTC: MAPE 7.17% over 41 points, max 20.09%, 15 skipped as listed below). 3 Dec, with NCCL's
 // tuning model on by default and the double binary tree: MAPE 7.26% over 41 points, max 20.07%
-// (D2-2.g16). Guards at that state; the goal is 5%, no point beyond 15%: lower these as the
-// model improves, never raise them to pass (validation/README.md).
-constexpr double kTargetMapePct = 7.5;
+// (D2-2.g16). 4 Dec: the DGX-2H BERT points (D2-10, D2-11) carry their source's gradient
+// accumulation and exchange (FORMAT.md section 7): MAPE 6.86%, max 20.07%. Guards at that state;
+// the goal is 5%, no point beyond 15%: lower these as the model improves, never raise them to
+// pass (validation/README.md).
+constexpr double kTargetMapePct = 7.0;
 constexpr double kMaxAbsPct = 20.5;
 // The host-exchange group: the 15 PA-6 points of the Horovod 2017 table (uber-pascal-roce25)
 // that run TensorFlow parameter servers over gRPC/TCP, Horovod's MPI all-reduce on the CPU, or

@@ -2,6 +2,8 @@
 
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/config_error.hpp"
 #include "platforms/platform.hpp"
@@ -178,6 +180,56 @@ TEST_SUITE("unit") {
     CHECK(error_of(replace_line(kGood, 22, "    comm: [nccl, gloo]")) ==
           "v.yaml:22:18: error: points[1].comm[1]: expected one of nccl, mpi_cpu, tcp, rdma, got "
           "\"gloo\"");
+  }
+
+  TEST_CASE("accumulation and the exchange settings a source states") {
+    // FORMAT.md section 2: optional; absent = one exchange per step and the framework's rule.
+    CHECK(parse_validation_text(kGood, "v.yaml").points[1].accumulation == 1);
+    CHECK(parse_validation_text(kGood, "v.yaml").points[1].allreduce.empty());
+    const std::string with = replace_line(
+        kGood, 23,
+        "    batch_per_gpu: 128\n    accumulation: 4\n    allreduce:\n      bucketing: ddp\n"
+        "      fusion_buffer: 500MB\n      first_bucket: 500MB\n      after_backward: true");
+    const ValidationPoint p = parse_validation_text(with, "v.yaml").points[1];
+    CHECK(p.accumulation == 4);
+    using Pairs = std::vector<std::pair<std::string, std::string>>;
+    CHECK(p.allreduce == Pairs{{"bucketing", "ddp"},
+                               {"fusion_buffer", "500MB"},
+                               {"first_bucket", "500MB"},
+                               {"after_backward", "true"}});
+  }
+
+  TEST_CASE("bad accumulation and exchange settings are refused where they are written") {
+    const auto at23 = [](const std::string& lines) {
+      return error_of(replace_line(kGood, 23, "    batch_per_gpu: 128\n" + lines));
+    };
+    CHECK(at23("    accumulation: 0") ==
+          "v.yaml:24:19: error: points[1].accumulation: expected at least 1 (a whole number from 1 "
+          "to 4,096), got 0");
+    CHECK(at23("    accumulation: 5000").find("from 1 to 4,096") != std::string::npos);
+    CHECK(at23("    accumulation: 2.5").find("points[1].accumulation") != std::string::npos);
+    CHECK(at23("    allreduce:\n      bucketing: ring") ==
+          "v.yaml:25:18: error: points[1].allreduce.bucketing: expected one of fusion, ddp, "
+          "packs, got \"ring\"");
+    CHECK(at23("    allreduce:\n      bucketing: packs\n      first_bucket: 1MB") ==
+          "v.yaml:26:21: error: points[1].allreduce.first_bucket: expected only with "
+          "bucketing: ddp");
+    CHECK(at23("    allreduce:\n      bucketing: packs\n      fusion_buffer: 1MB")
+              .find("not used with bucketing: packs") != std::string::npos);
+    CHECK(at23("    allreduce:\n      fusion_buffer: -3MB").find("fusion_buffer") !=
+          std::string::npos);
+    CHECK(at23("    allreduce:\n      fusion_buffer: 0MB").find("fusion_buffer") !=
+          std::string::npos);
+    CHECK(at23("    allreduce:\n      packs: 2").find("expected only with bucketing: packs") !=
+          std::string::npos);
+    CHECK(at23("    allreduce:\n      after_backward: maybe").find("after_backward") !=
+          std::string::npos);
+    CHECK(at23("    allreduce:\n      cycle_time: 5ms").find("cycle_time") != std::string::npos);
+    CHECK(at23("    allreduce: packs").find("expected a map") != std::string::npos);
+    // Only an all-reduce point exchanges gradients this way.
+    CHECK(
+        error_of(replace_line(kGood, 9, "    batch_per_gpu: 128\n    allreduce: {bucketing: ddp}"))
+            .find("only points with strategy \"allreduce\" give it") != std::string::npos);
   }
 
   TEST_CASE("the public set loads with its documented counts") {
