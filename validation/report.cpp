@@ -124,6 +124,7 @@ std::string format_json(const ValidationFile& file, const ValidationRun& run,
     j["framework"] = p.framework;
     j["strategy"] = std::string(to_string(p.strategy));
     j["batch_per_gpu"] = p.batch_per_gpu;
+    if (p.accumulation > 1) j["accumulation"] = p.accumulation;  // micro-batches per exchange
     j["gpus"] = p.gpus;
     j["nodes"] = p.nodes;
     j["anchor"] = p.anchor;
@@ -152,6 +153,7 @@ std::string format_json(const ValidationFile& file, const ValidationRun& run,
     j["precision"] = p->precision;
     j["framework"] = p->framework;
     j["batch_per_gpu"] = p->batch_per_gpu;
+    if (p->accumulation > 1) j["accumulation"] = p->accumulation;
     j["gpus"] = p->gpus;
     j["nodes"] = p->nodes;
     j["fitted"] = a.fitted;

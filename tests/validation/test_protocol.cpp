@@ -264,6 +264,9 @@ TEST_SUITE("unit") {
     CHECK(j["points"][0]["measured"].get<double>() == doctest::Approx(3000.0));
     CHECK(j["points"][0]["predicted"].get<double>() == doctest::Approx(3200.0));
     CHECK(j["points"][0]["error_pct"].get<double>() == doctest::Approx(6.667));
+    // `accumulation` only where a point states more than one micro-batch (the public golden,
+    // tests/sim/golden, holds the DGX-2H BERT points that do).
+    CHECK_FALSE(j["points"][0].contains("accumulation"));
     CHECK(j["skipped"].size() == 2);
     CHECK(j["skipped"][0]["reason"].get<std::string>().find("nowhere") != std::string::npos);
     CHECK(j["summary"]["count"] == 5);
