@@ -71,9 +71,10 @@ const std::set<std::string> kHostExchangeBeyond25 = {
 // was added (3 Dec 2026) MAPE 14.93% over 16 points, max |e| 66.5% (BERT at 4,096-4,320 GPUs,
 // predicted far too slow); with NCCL's tuning model on by default and the double binary tree,
 // MAPE 5.70%, max 19.47% (MT11-R.n540, ResNet-50 at 4,320 A100 now predicted too fast;
-// validation/README.md "MLPerf at scale"). Regression guards at that state, to be lowered as
-// the model improves, never raised to pass.
-constexpr double kScaleMapePct = 6.0;
+// validation/README.md "MLPerf at scale"). 4 Dec: the BERT points reduce their gradient as
+// NVIDIA's DistributedFusedLAMB does (one all-reduce after backward), MAPE 4.61%, max 19.47%.
+// Regression guards at that state, to be lowered as the model improves, never raised to pass.
+constexpr double kScaleMapePct = 5.0;
 constexpr double kScaleMaxAbsPct = 20.0;
 
 // The predict points the engine cannot express today, with their exact reasons (FORMAT.md 5.4:
