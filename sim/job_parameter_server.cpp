@@ -54,7 +54,7 @@ void Job::State::setup_ps(const SimulatedPlatform& platform) {
     throw std::invalid_argument("job '" + spec.name + "': " + std::to_string(tasks) +
                                 " parameter-server tasks need as many ps_nodes and "
                                 "ps_memory_Bps entries");
-  const std::vector<int> shard = round_robin_shards(spec.program, tasks);
+  const std::vector<int> shard = ps_shards(spec.program, tasks, spec.ps.sharding);
   ps.resize(tasks);
   for (int k = 0; k < tasks; ++k) {
     const int node = spec.ps_nodes[k];

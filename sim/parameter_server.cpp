@@ -1,5 +1,6 @@
 #include "sim/parameter_server.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace scalecast::sim {
@@ -24,12 +25,40 @@ std::optional<PsVariables> parse_ps_variables(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(PsSharding s) {
+  return s == PsSharding::kGreedy ? "greedy" : "round_robin";
+}
+std::optional<PsSharding> parse_ps_sharding(std::string_view text) {
+  if (text == "round_robin") return PsSharding::kRoundRobin;
+  if (text == "greedy") return PsSharding::kGreedy;
+  return std::nullopt;
+}
+
 std::vector<int> round_robin_shards(const StepProgram& program, int tasks) {
   if (tasks < 1) throw std::invalid_argument("parameter servers: expected at least one task");
   const int n = static_cast<int>(program.gradients.size());
   std::vector<int> task(n);
   for (int created = 0; created < n; ++created) task[n - 1 - created] = created % tasks;
   return task;
+}
+
+std::vector<int> greedy_shards(const StepProgram& program, int tasks) {
+  if (tasks < 1) throw std::invalid_argument("parameter servers: expected at least one task");
+  const int n = static_cast<int>(program.gradients.size());
+  std::vector<int> task(n);
+  std::vector<double> load(static_cast<std::size_t>(tasks), 0.0);
+  for (int created = 0; created < n; ++created) {
+    const int g = n - 1 - created;
+    const auto least = std::min_element(load.begin(), load.end());  // first of equal loads
+    task[g] = static_cast<int>(least - load.begin());
+    *least += program.gradients[g].bytes;
+  }
+  return task;
+}
+
+std::vector<int> ps_shards(const StepProgram& program, int tasks, PsSharding sharding) {
+  return sharding == PsSharding::kGreedy ? greedy_shards(program, tasks)
+                                         : round_robin_shards(program, tasks);
 }
 
 double ps_update_s(double bytes, double memory_Bps, PsMode mode, int workers) {

@@ -4,9 +4,9 @@
 // as soon as the backward pass produces it, the task applies the update in its memory, and the
 // worker pulls the updated variables before its next forward pass. Placement is TensorFlow's
 // default, round-robin by variable in creation order (`_RoundRobinStrategy`, the default
-// `ps_strategy` of replica_device_setter; GreedyLoadBalancingStrategy, by size, is opt-in)
-// [TF-device_setter]. The engine side is job_parameter_server.cpp; sim/README.md ("Parameter
-// servers") describes the model and its costs.
+// `ps_strategy` of replica_device_setter) [TF-device_setter], or greedy by size
+// (GreedyLoadBalancingStrategy, as tf_cnn_benchmarks places them; `PsSharding`). The engine side is
+// job_parameter_server.cpp; sim/README.md ("Parameter servers") describes the model and its costs.
 
 #include <optional>
 #include <string_view>
@@ -26,6 +26,12 @@ enum class PsMode { kSync, kAsync };
 // Where a task keeps its variables: CPU memory (the socket's host) or the memory of the node's
 // first GPU (TensorFlow's local_parameter_device=gpu).
 enum class PsVariables { kCpu, kGpu };
+// How the variables are spread over the tasks, in creation order: round-robin (TensorFlow's
+// default `ps_strategy`) or greedy by bytes, each variable to the task holding the fewest bytes so
+// far, the lowest index on a tie (`GreedyLoadBalancingStrategy` with `byte_size_load_fn`), which
+// tf_cnn_benchmarks' distributed parameter_server mode uses
+// (`VariableMgrDistributedFetchFromPS.get_devices`) [tf_cnn_benchmarks-variable_mgr].
+enum class PsSharding { kRoundRobin, kGreedy };
 
 std::string_view to_string(PsPlacement p);
 std::string_view to_string(PsMode m);
@@ -33,6 +39,8 @@ std::string_view to_string(PsVariables v);
 std::optional<PsPlacement> parse_ps_placement(std::string_view text);
 std::optional<PsMode> parse_ps_mode(std::string_view text);
 std::optional<PsVariables> parse_ps_variables(std::string_view text);
+std::string_view to_string(PsSharding s);
+std::optional<PsSharding> parse_ps_sharding(std::string_view text);
 
 // Bytes per second at which one TensorFlow 1.x process takes received tensors out of gRPC:
 // 0.9 GB/s, measured for a tensor assigned from one TensorFlow process to a variable in another
@@ -55,6 +63,7 @@ struct ParameterServerConfig {
   PsPlacement placement = PsPlacement::kColocated;
   PsMode mode = PsMode::kSync;
   PsVariables variables = PsVariables::kCpu;
+  PsSharding sharding = PsSharding::kRoundRobin;
   // Rate at which each process (task or worker) takes received tensors out of gRPC, one tensor
   // at a time (see kTfGrpcReceiveBps); 0: free (no gRPC cost).
   double receive_Bps = kTfGrpcReceiveBps;
@@ -70,6 +79,13 @@ inline constexpr double kUpdateTrafficPerByte = 3.0;
 // the variables in creation order, taken as the reverse of the ready order (the backward pass
 // produces the last-created variables' gradients first).
 std::vector<int> round_robin_shards(const StepProgram& program, int tasks);
+
+// The same for greedy sharding: the variables in creation order (the reverse of the ready
+// order), each to the task with the fewest bytes so far (the lowest index on a tie).
+std::vector<int> greedy_shards(const StepProgram& program, int tasks);
+
+// `round_robin_shards` or `greedy_shards` as `sharding` says.
+std::vector<int> ps_shards(const StepProgram& program, int tasks, PsSharding sharding);
 
 // Time a task needs to update `bytes` of its variables at `memory_Bps`: asynchronous, one
 // worker's gradient; synchronous, `workers` accumulations plus the update.

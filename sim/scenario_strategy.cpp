@@ -49,8 +49,8 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
                                 "required with strategy parameter_server: a map with tasks "
                                 "(and placement, mode, variables), e.g. {tasks: 4}");
     if (!block->is_map())
-      block->fail("expected a map with tasks, placement, mode, variables, receive_rate");
-    block->check_keys({"tasks", "placement", "mode", "variables", "receive_rate"});
+      block->fail("expected a map with tasks, placement, mode, variables, sharding, receive_rate");
+    block->check_keys({"tasks", "placement", "mode", "variables", "sharding", "receive_rate"});
     ParameterServerConfig& ps = s.parameter_server;
     const common::ConfigNode tasks = block->required("tasks");
     ps.tasks = tasks.as_int_field(1, 1'000'000);
@@ -60,6 +60,8 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
       ps.mode = choice<PsMode>(*v, parse_ps_mode, "sync, async");
     if (auto v = block->optional("variables"))
       ps.variables = choice<PsVariables>(*v, parse_ps_variables, "cpu, gpu");
+    if (auto v = block->optional("sharding"))
+      ps.sharding = choice<PsSharding>(*v, parse_ps_sharding, "round_robin, greedy");
     // Each process's gRPC receive rate (parameter_server.hpp, kTfGrpcReceiveBps); 0 = free.
     if (auto v = block->optional("receive_rate"))
       ps.receive_Bps = v->as_quantity_in(common::Quantity::kBandwidth, 0.0, kMaxReceiveRate_Bps);

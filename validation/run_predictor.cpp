@@ -219,9 +219,11 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
     y += "strategy: data_parallel\n";
   } else {
     y += "strategy: parameter_server\n";
+    // tf_cnn_benchmarks places the variables greedily by bytes over the tasks
+    // (VariableMgrDistributedFetchFromPS: GreedyLoadBalancingStrategy, byte_size_load_fn).
     y += fmt::format(
         "parameter_server:\n  tasks: {}\n  placement: colocated\n  mode: sync\n"
-        "  variables: {}\n",
+        "  variables: {}\n  sharding: greedy\n",
         c.nodes, c.strategy == Strategy::kParameterServerCpu ? "cpu" : "gpu");
     // On one machine tf_cnn_benchmarks' parameter_server mode runs every tower in one process
     // (VariableMgrLocalFetchFromPS, no ps_hosts) [tf_cnn_benchmarks-variable_mgr]: variables move

@@ -96,8 +96,12 @@ TEST_SUITE("unit") {
     CHECK_NOTHROW(check_expressible(c));
     std::string y = scenario_yaml(c);
     INFO(y);
+    // tf_cnn_benchmarks' distributed mode places the variables greedily by bytes.
     CHECK(y.find("strategy: parameter_server\nparameter_server:\n  tasks: 4\n  placement: "
-                 "colocated\n  mode: sync\n  variables: cpu\n") != std::string::npos);
+                 "colocated\n  mode: sync\n  variables: cpu\n  sharding: greedy\n") !=
+          std::string::npos);
+    CHECK(scalecast::sim::load_scenario_text(y, "v.yaml").parameter_server.sharding ==
+          scalecast::sim::PsSharding::kGreedy);
     CHECK(y.find("allreduce:\n  transport: tcp\n") != std::string::npos);
     CHECK_NOTHROW(scalecast::sim::load_scenario_text(y, "v.yaml"));
     c.strategy = Strategy::kParameterServer;
@@ -109,7 +113,8 @@ TEST_SUITE("unit") {
     c.nodes = 1;
     c.gpus = 4;
     y = scenario_yaml(c);
-    CHECK(y.find("  variables: gpu\n  receive_rate: 0GBps\n") != std::string::npos);
+    CHECK(y.find("  variables: gpu\n  sharding: greedy\n  receive_rate: 0GBps\n") !=
+          std::string::npos);
     CHECK(scalecast::sim::load_scenario_text(y, "v.yaml").parameter_server.receive_Bps == 0.0);
     c.nodes = 4;
     c.gpus = 16;

@@ -48,8 +48,11 @@ constexpr double kMaxAbsPct = 20.5;
 // 128 MB, not modelled), MAPE 33.76 %, max 99.42 % (PA-6.hvd-mpi-tcp.vgg16; unchanged by the TCP
 // stream rate's 42 -> 42.2 Gbit/s). The worker on the GPU that holds a task's variables is
 // another process, so its tensors also pass the task's gRPC thread: MAPE 33.76 -> 33.87 %
-// (ps.inception_v3 -13.3 -> -14.9 %; a correction, raised here on purpose, not to pass), and
-// exactly the points below beyond +-25 %. A point that
+// (ps.inception_v3 -13.3 -> -14.9 %; a correction, raised here on purpose, not to pass). 4 Dec:
+// the variables are placed greedily by bytes, as tf_cnn_benchmarks' distributed PS mode does
+// (not round-robin): ps.resnet101 -26.1 -> -18.2 % (now within +-25 %), ps-cpu.resnet101 -39.4 ->
+// -34.5 %, ps(-cpu).inception_v3 -14.9/-27.9 -> -12.0/-25.6 %, VGG-16 unchanged (fc6 alone on one
+// task either way); MAPE 33.87 -> 32.80 %, and exactly the points below beyond +-25 %. A point that
 // improves into +-25 % or regresses out of it fails the test: update the set (and lower the guards)
 // in the change that explains why; never raise them to pass.
 const std::set<std::string> kHostExchangePoints = {
@@ -59,12 +62,12 @@ const std::set<std::string> kHostExchangePoints = {
     "PA-6.hvd-mpi-rdma.inception_v3", "PA-6.hvd-mpi-rdma.resnet101", "PA-6.hvd-mpi-rdma.vgg16",
     "PA-6.hvd-nccl-tcp.inception_v3", "PA-6.hvd-nccl-tcp.resnet101", "PA-6.hvd-nccl-tcp.vgg16",
 };
-constexpr double kHostExchangeMapePct = 33.9;
+constexpr double kHostExchangeMapePct = 32.9;
 constexpr double kHostExchangeMaxAbsPct = 99.5;
 const std::set<std::string> kHostExchangeBeyond25 = {
-    "PA-6.ps.resnet101",      "PA-6.ps.vgg16",           "PA-6.ps-cpu.inception_v3",
-    "PA-6.ps-cpu.resnet101",  "PA-6.ps-cpu.vgg16",       "PA-6.hvd-mpi-tcp.resnet101",
-    "PA-6.hvd-mpi-tcp.vgg16", "PA-6.hvd-mpi-rdma.vgg16", "PA-6.hvd-nccl-tcp.vgg16",
+    "PA-6.ps.vgg16",           "PA-6.ps-cpu.inception_v3",   "PA-6.ps-cpu.resnet101",
+    "PA-6.ps-cpu.vgg16",       "PA-6.hvd-mpi-tcp.resnet101", "PA-6.hvd-mpi-tcp.vgg16",
+    "PA-6.hvd-mpi-rdma.vgg16", "PA-6.hvd-nccl-tcp.vgg16",
 };
 
 // validation/mlperf-scale.yaml (MLPerf Training v1.1-v4.0 at 64 to 4,320 GPUs): when the file

@@ -241,6 +241,22 @@ TEST_SUITE("unit") {
     CHECK_THROWS_AS(round_robin_shards(p, 0), std::invalid_argument);
   }
 
+  TEST_CASE("greedy sharding puts each variable, in creation order, on the least-loaded task") {
+    // Ready order g0..g4 = created last..first; bytes by ready index below. Creation order is
+    // g4 (4), g3 (1), g2 (3), g1 (2), g0 (5): task 0 takes 4; task 1 takes 1; task 1 (1 < 4)
+    // takes 3; task 0 and 1 tie at 4, the lower index takes 2; task 1 (4 < 6) takes 5.
+    StepProgram p = synthetic_program(0, 0.0, 5, 1e-3, 1.0, 0.0);
+    const double bytes[] = {5, 2, 3, 1, 4};
+    for (int g = 0; g < 5; ++g) p.gradients[g].bytes = bytes[g];
+    CHECK(greedy_shards(p, 2) == std::vector<int>{1, 0, 1, 1, 0});
+    CHECK(ps_shards(p, 2, PsSharding::kGreedy) == greedy_shards(p, 2));
+    CHECK(ps_shards(p, 2, PsSharding::kRoundRobin) == round_robin_shards(p, 2));
+    // One task holds everything; more tasks than variables leave the last ones empty.
+    CHECK(greedy_shards(p, 1) == std::vector<int>{0, 0, 0, 0, 0});
+    CHECK(greedy_shards(p, 7) == std::vector<int>{4, 3, 2, 1, 0});
+    CHECK_THROWS_AS(greedy_shards(p, 0), std::invalid_argument);
+  }
+
   TEST_CASE("MPI on the CPU: device-to-host copy, ring with CPU reduction, host-to-device copy") {
     auto engine = create_engine({NetworkMode::kIdeal});
     TestPlatform platform(platform_spec(2));
@@ -328,10 +344,12 @@ TEST_SUITE("unit") {
     const Scenario s = load_scenario_text(
         std::string(kPsBase) +
             "strategy: parameter_server\n"
-            "parameter_server: {tasks: 2, placement: colocated, mode: async, variables: gpu}\n"
+            "parameter_server: {tasks: 2, placement: colocated, mode: async, variables: gpu, "
+            "sharding: greedy}\n"
             "allreduce: {transport: tcp}\n",
         "in.yaml");
     CHECK(s.parameter_server.tasks == 2);
+    CHECK(s.parameter_server.sharding == PsSharding::kGreedy);
     CHECK(s.parameter_server.mode == PsMode::kAsync);
     CHECK(s.parameter_server.variables == PsVariables::kGpu);
     CHECK(s.allreduce.transport == Transport::kTcp);
@@ -342,6 +360,11 @@ TEST_SUITE("unit") {
                                "parameter_server: {tasks: 2, receive_rate: 0.5GBps}\n",
                            "in.yaml");
     CHECK(r.parameter_server.receive_Bps == doctest::Approx(0.5e9));
+    CHECK(r.parameter_server.sharding == PsSharding::kRoundRobin);  // TensorFlow's default
+    CHECK(error_of(std::string(kPsBase) +
+                   "strategy: parameter_server\nparameter_server: {tasks: 2, sharding: size}\n") ==
+          "in.yaml:6:40: error: parameter_server.sharding: expected one of round_robin, greedy, "
+          "got \"size\"");
     CHECK(error_of(std::string(kPsBase) +
                    "strategy: parameter_server\nparameter_server: {tasks: 2, receive_rate: 5}\n") ==
           "in.yaml:6:44: error: parameter_server.receive_rate: expected a bandwidth like "
