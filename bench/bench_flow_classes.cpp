@@ -31,11 +31,13 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "%s, %d nodes x %d GPUs, %s ring step%s: %d flows (%d ring edges) over %d links -> %d flow "
-      "classes (%d among the ring edges), %d link classes (%d rounds) | build %.2f s, routes "
+      "classes (%d among the ring edges), %d link classes (%d rounds); one max-min solve "
+      "saturates %d links, %d of them carrying flows of several nodes | build %.2f s, routes "
       "%.2f s, refinement %.2f s\n",
       c.platform.c_str(), c.nodes, c.gpus_per_node, c.flat ? "flat" : "inter-node",
       c.with_io ? " with input copies and file-system reads" : "", c.flows, c.ring_flows, c.links,
-      c.flow_classes, c.ring_classes, c.link_classes, c.rounds, c.build_s, c.routes_s, c.refine_s);
+      c.flow_classes, c.ring_classes, c.link_classes, c.rounds, c.saturated_links,
+      c.saturated_shared_links, c.build_s, c.routes_s, c.refine_s);
   std::fflush(nullptr);
   std::_Exit(0);
 }

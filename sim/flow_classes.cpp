@@ -1,6 +1,7 @@
 #include "sim/flow_classes.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -83,6 +84,50 @@ FlowClasses equitable_classes(const FlowIncidence& in) {
   out.flow_class = std::move(fc);
   out.link_class = std::move(lc);
   return out;
+}
+
+std::vector<double> max_min_rates(const FlowIncidence& in, const std::vector<double>& capacity,
+                                  std::vector<bool>* saturated) {
+  if (capacity.size() != in.link_colour.size())
+    throw std::invalid_argument("max_min_rates: one capacity per link expected");
+  for (double c : capacity)
+    if (!(c > 0.0)) throw std::invalid_argument("max_min_rates: capacities must be > 0");
+  for (const std::vector<int>& r : in.routes)
+    for (int l : r)
+      if (l < 0 || static_cast<std::size_t>(l) >= capacity.size())
+        throw std::invalid_argument("max_min_rates: a route names a link out of range");
+  const std::size_t flows = in.routes.size();
+  std::vector<double> rate(flows, 0.0), left = capacity;
+  std::vector<bool> frozen(flows, false);
+  const auto full = [&](std::size_t l) { return left[l] <= 1e-9 * capacity[l]; };
+  for (std::size_t done = 0; done < flows;) {
+    std::vector<int> users(capacity.size(), 0);
+    for (std::size_t f = 0; f < flows; ++f)
+      if (!frozen[f])
+        for (int l : in.routes[f]) ++users[static_cast<std::size_t>(l)];
+    double step = std::numeric_limits<double>::infinity();
+    for (std::size_t l = 0; l < capacity.size(); ++l)
+      if (users[l] > 0) step = std::min(step, left[l] / users[l]);
+    if (!(step < std::numeric_limits<double>::infinity())) break;  // flows on no link
+    for (std::size_t f = 0; f < flows; ++f)
+      if (!frozen[f]) {
+        rate[f] += step;
+        for (int l : in.routes[f]) left[static_cast<std::size_t>(l)] -= step;
+      }
+    for (std::size_t f = 0; f < flows; ++f)
+      if (!frozen[f])
+        for (int l : in.routes[f])
+          if (full(static_cast<std::size_t>(l))) {
+            frozen[f] = true;
+            ++done;
+            break;
+          }
+  }
+  if (saturated) {
+    saturated->assign(capacity.size(), false);
+    for (std::size_t l = 0; l < capacity.size(); ++l) (*saturated)[l] = full(l);
+  }
+  return rate;
 }
 
 }  // namespace scalecast::sim

@@ -35,4 +35,14 @@ struct FlowClasses {
 // out of range or colour vectors of the wrong size.
 FlowClasses equitable_classes(const FlowIncidence& incidence);
 
+// Max-min fair rates of the flows by progressive filling, all flows present at once: raise every
+// unfrozen flow's rate together until a link is full, freeze the flows crossing it, repeat (a
+// link listed k times in a route counts k times). `capacity` per link index; a link whose
+// remaining capacity is within 1e-9 of its capacity's scale after the fill is saturated
+// (`saturated`, optional, gets one flag per link). Throws std::invalid_argument on a capacity
+// vector of the wrong size or a capacity that is not positive.
+std::vector<double> max_min_rates(const FlowIncidence& incidence,
+                                  const std::vector<double>& capacity,
+                                  std::vector<bool>* saturated = nullptr);
+
 }  // namespace scalecast::sim

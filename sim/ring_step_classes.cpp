@@ -51,7 +51,10 @@ RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per
   std::unordered_map<const simgrid::s4u::Link*, int> index;
   std::vector<const simgrid::s4u::Link*> by_index;
   std::vector<simgrid::s4u::Link*> route;
-  const auto add = [&](simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t colour) {
+  std::vector<int> flow_node;  // the node each flow starts on (or is read for)
+  const auto add = [&](simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t colour,
+                       int node) {
+    flow_node.push_back(node);
     route.clear();
     double latency = 0.0;
     from->route_to(to, route, &latency);
@@ -68,7 +71,7 @@ RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per
   for (int r = 0; r < ranks; ++r) {  // colour 0: one job, one program, one step's bytes
     const int n = r / gpus_per_node, g = r % gpus_per_node;
     const int to = flat ? (r + 1) % ranks : ((n + 1) % nodes) * gpus_per_node + g;
-    add(platform->gpu(n, g), platform->gpu(to / gpus_per_node, to % gpus_per_node), 0);
+    add(platform->gpu(n, g), platform->gpu(to / gpus_per_node, to % gpus_per_node), 0, n);
   }
   if (with_io) {
     const std::vector<simgrid::s4u::Host*> servers = platform->pfs_servers();
@@ -79,11 +82,11 @@ RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per
       std::vector<simgrid::s4u::Host*> sockets;
       for (int g = 0; g < gpus_per_node; ++g) {
         simgrid::s4u::Host* cpu = platform->cpu(n, platform->socket_of_gpu(n, g));
-        add(cpu, platform->gpu(n, g), 1);  // colour 1: the batch's copy to the GPU
+        add(cpu, platform->gpu(n, g), 1, n);  // colour 1: the batch's copy to the GPU
         if (std::find(sockets.begin(), sockets.end(), cpu) == sockets.end()) sockets.push_back(cpu);
       }
       for (simgrid::s4u::Host* cpu : sockets)  // colour 2: the socket's read, rotating servers
-        add(servers[reader++ % servers.size()], cpu, 2);
+        add(servers[reader++ % servers.size()], cpu, 2, n);
     }
   }
   // A link's colour is what max-min sharing sees of it: its bandwidth and latency (equal pairs,
@@ -108,6 +111,23 @@ RingStepCensus ring_step_census(const std::string& name, int nodes, int gpus_per
   c.flow_classes = classes.flow_classes;
   c.link_classes = classes.link_classes;
   c.rounds = classes.rounds;
+  std::vector<double> capacity;
+  for (const simgrid::s4u::Link* l : by_index) capacity.push_back(l->get_bandwidth());
+  std::vector<bool> saturated;
+  max_min_rates(in, capacity, &saturated);
+  std::vector<int> first_node(by_index.size(), -1);
+  std::vector<bool> shared(by_index.size(), false);
+  for (std::size_t f = 0; f < in.routes.size(); ++f)
+    for (int l : in.routes[f]) {
+      int& first = first_node[static_cast<std::size_t>(l)];
+      if (first < 0) first = flow_node[f];
+      if (first != flow_node[f]) shared[static_cast<std::size_t>(l)] = true;
+    }
+  for (std::size_t l = 0; l < by_index.size(); ++l)
+    if (saturated[l]) {
+      ++c.saturated_links;
+      if (shared[l]) ++c.saturated_shared_links;
+    }
   keep_engine_until_exit(std::move(engine));
   return c;
 }

@@ -28,6 +28,12 @@ struct RingStepCensus {
   int ring_classes = 0;  // classes among the ring edges
   int link_classes = 0;
   int rounds = 0;
+  // One max-min solve of the step (all flows at once, links at their nominal bandwidth, without
+  // the platform's per-route bandwidth factors): the links it saturates, and those of them that
+  // carry flows started on more than one node, where a representative of one node would have to
+  // see the other nodes' load (sim/README.md "Flow fidelity at scale").
+  int saturated_links = 0;
+  int saturated_shared_links = 0;
   double build_s = 0.0;   // wall: platform load, engine and build
   double routes_s = 0.0;  // wall: resolving every flow's route
   double refine_s = 0.0;  // wall: colour refinement

@@ -1,6 +1,7 @@
 // Equivalence classes of flows (sim/flow_classes.hpp): colour refinement to the coarsest
 // equitable partition, and the property that makes a class representative possible: max-min
-// fair rates are equal within a class (checked with a small progressive-filling solver here).
+// fair rates are equal within a class (checked with the progressive-filling solver,
+// `max_min_rates`).
 
 #include <doctest/doctest.h>
 
@@ -15,39 +16,9 @@
 using scalecast::sim::equitable_classes;
 using scalecast::sim::FlowClasses;
 using scalecast::sim::FlowIncidence;
+using scalecast::sim::max_min_rates;
 
 namespace {
-
-// Max-min fair rates by progressive filling: raise every unfrozen flow's rate together until a
-// link is full, freeze the flows crossing it, repeat (a link listed k times counts k times).
-std::vector<double> max_min_rates(const FlowIncidence& in, const std::vector<double>& capacity) {
-  const std::size_t flows = in.routes.size();
-  std::vector<double> rate(flows, 0.0), left = capacity;
-  std::vector<bool> frozen(flows, false);
-  for (std::size_t done = 0; done < flows;) {
-    std::vector<int> users(capacity.size(), 0);
-    for (std::size_t f = 0; f < flows; ++f)
-      if (!frozen[f])
-        for (int l : in.routes[f]) ++users[static_cast<std::size_t>(l)];
-    double step = std::numeric_limits<double>::infinity();
-    for (std::size_t l = 0; l < capacity.size(); ++l)
-      if (users[l] > 0) step = std::min(step, left[l] / users[l]);
-    for (std::size_t f = 0; f < flows; ++f)
-      if (!frozen[f]) {
-        rate[f] += step;
-        for (int l : in.routes[f]) left[static_cast<std::size_t>(l)] -= step;
-      }
-    for (std::size_t f = 0; f < flows; ++f)
-      if (!frozen[f])
-        for (int l : in.routes[f])
-          if (left[static_cast<std::size_t>(l)] <= 1e-9 * capacity[static_cast<std::size_t>(l)]) {
-            frozen[f] = true;
-            ++done;
-            break;
-          }
-  }
-  return rate;
-}
 
 // The definition: every flow of a class crosses the same multiset of link classes, and every
 // link of a class carries the same multiset of flow classes.
@@ -175,6 +146,32 @@ TEST_SUITE("unit") {
     CHECK(unequal_classes);  // the example does have different rates
   }
 
+  TEST_CASE("max-min rates: closed form, saturated links, refusals") {
+    // Flows a (links 0, 1), b (links 1, 2), c (link 2); capacities 10, 4, 10: link 1 binds a and
+    // b at 2 each, then c takes link 2's remaining 8; links 0 and 2 keep slack or fill: link 2
+    // is full (2 + 8), link 0 is not (2 of 10).
+    FlowIncidence in;
+    in.routes = {{0, 1}, {1, 2}, {2}};
+    in.flow_colour = {0, 0, 0};
+    in.link_colour = {0, 1, 0};
+    std::vector<bool> saturated;
+    const std::vector<double> rate = max_min_rates(in, {10.0, 4.0, 10.0}, &saturated);
+    CHECK(rate[0] == doctest::Approx(2.0));
+    CHECK(rate[1] == doctest::Approx(2.0));
+    CHECK(rate[2] == doctest::Approx(8.0));
+    CHECK(saturated == std::vector<bool>{false, true, true});
+    // A link listed twice counts twice: alone on a link of 6, the flow gets 3.
+    FlowIncidence twice;
+    twice.routes = {{0, 0}};
+    twice.flow_colour = {0};
+    twice.link_colour = {0};
+    CHECK(max_min_rates(twice, {6.0})[0] == doctest::Approx(3.0));
+    CHECK_THROWS_AS(max_min_rates(in, {10.0, 4.0}), std::invalid_argument);
+    CHECK_THROWS_AS(max_min_rates(in, {10.0, 0.0, 10.0}), std::invalid_argument);
+    in.routes[2] = {3};
+    CHECK_THROWS_AS(max_min_rates(in, {10.0, 4.0, 10.0}), std::invalid_argument);
+  }
+
   TEST_CASE("flow classes: malformed input is refused") {
     FlowIncidence in;
     in.routes = {{0, 3}};
@@ -197,6 +194,11 @@ TEST_SUITE("unit") {
         scalecast::sim::ring_step_census("summit", 64, 6, false);
     CHECK(c.flows == 384);
     CHECK(c.flow_classes == 2);
+    // One max-min solve of the step saturates 256 links (measured, 4 per node), none of them
+    // carrying flows of two nodes: a representative node's flows would see every constraint
+    // that binds them (sim/README.md "Flow fidelity at scale").
+    CHECK(c.saturated_links == 256);
+    CHECK(c.saturated_shared_links == 0);
   }
 
   TEST_CASE("flow classes: a ring step on 300 Summit nodes is 3 classes of 1,800 flows") {
