@@ -86,7 +86,6 @@ void apply_override(YAML::Node root, const std::string& key, const std::string& 
 constexpr double kMaxSampleBytes = 8.0 * 1073741824.0;  // 8 GiB (a 3-D volume is ~1 GB)
 constexpr double kMaxDecodeRate = 1e9;                  // samples/s per core
 constexpr double kMaxDecodeCores = 1e6;
-constexpr int kMaxAccumulation = 4096;   // micro-batches per iteration; recipes use up to ~1,000
 constexpr double kMaxFixedCost_s = 1.0;  // a host cost per op or per step; seconds would be absurd
 
 // gpus_per_node: 0 (every GPU of the node) up to the GPUs of the platform's smallest node type

@@ -1,5 +1,6 @@
 #pragma once
-// Readers shared by the scenario loaders (scenario.cpp, scenario_allreduce.cpp): counts as
+// Readers and bounds shared by the scenario loaders (scenario.cpp, scenario_allreduce.cpp) and
+// validation points: counts as
 // integers with a stated range (never through a double or a narrowing cast), and enum keys by
 // their parser, both failing at the key (file:line:col).
 
@@ -10,6 +11,9 @@
 namespace scalecast::sim {
 
 inline constexpr int kMaxCount = 1'000'000;
+// Micro-batches per iteration (`accumulation`); recipes use up to ~1,000. Validation points
+// (validation/validation_file.cpp) take the same bound.
+inline constexpr int kMaxAccumulation = 4096;
 inline int positive_int(const common::ConfigNode& n) { return n.as_int_field(1, kMaxCount); }
 
 template <class T, class F>

@@ -8,6 +8,8 @@
 
 #include "common/config_node.hpp"
 #include "models/transformer.hpp"
+#include "sim/scenario_allreduce.hpp"
+#include "sim/scenario_keys.hpp"
 
 namespace scalecast::validation {
 namespace {
@@ -129,38 +131,29 @@ void parse_parallel_of(const ConfigNode& node, ValidationPoint& p) {
   p.parallel = c;
 }
 
-// The scenario's bound on `accumulation` (sim/scenario.cpp), so a point never asks for more.
-constexpr int kMaxAccumulation = 4096;
-
-// A point's `allreduce` map (FORMAT.md section 2): the gradient-exchange settings its source
-// states, checked here (file:line) and passed to the scenario's `allreduce` block as written.
+// A point's `allreduce` map (FORMAT.md section 2): a subset of the scenario's `allreduce` keys,
+// read by the scenario's own reader (sim::load_allreduce: types, bounds, which key goes with
+// which rule), so a fault fails here at file:line, then passed on as written. Two rules are the
+// point's own: a bucket size a source states is never 0 (the scenario's "one bucket per tensor"
+// and "the cap"), and packs take no fusion buffer.
 std::vector<std::pair<std::string, std::string>> parse_exchange(const ConfigNode& map) {
   if (!map.is_map()) map.fail("expected a map of gradient-exchange settings (bucketing, ...)");
-  map.check_keys({"bucketing", "fusion_buffer", "first_bucket", "packs", "after_backward"});
-  std::vector<std::pair<std::string, std::string>> out;
-  std::string rule;
-  if (auto b = map.optional("bucketing")) {
-    rule = one_of(*b, {"fusion", "ddp", "packs"});
-    out.emplace_back("bucketing", rule);
-  }
-  const auto size = [&](const char* key, const char* only_with) {
-    auto v = map.optional(key);
-    if (!v) return;
-    if (only_with != nullptr && rule != only_with)
-      v->fail(fmt::format("expected only with bucketing: {}", only_with));
-    v->as_quantity_in(common::Quantity::kSize, 0.0, 64.0 * 1073741824.0, true);  // as the scenario
-    out.emplace_back(key, v->as_string());
-  };
-  if (map.has("fusion_buffer") && rule == "packs")
+  const std::vector<std::string> keys = {"bucketing", "fusion_buffer", "first_bucket", "packs",
+                                         "after_backward"};
+  map.check_keys(keys);
+  sim::AllReduceConfig read;
+  sim::load_allreduce(map, read);
+  if (read.bucketing == sim::Bucketing::kPacks && map.has("fusion_buffer"))
     map.required("fusion_buffer").fail("not used with bucketing: packs (packs cut the gradient)");
-  size("fusion_buffer", nullptr);
-  size("first_bucket", "ddp");
-  if (auto v = map.optional("packs")) {
-    if (rule != "packs") v->fail("expected only with bucketing: packs");
-    out.emplace_back("packs", std::to_string(v->as_int_field(1, 1'000'000)));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& key : keys) {
+    const auto v = map.optional(key);
+    if (!v) continue;
+    const bool size = key == "fusion_buffer" || key == "first_bucket";
+    if (size && !(v->as_quantity(common::Quantity::kSize) > 0.0))
+      v->fail("expected a size above 0");
+    out.emplace_back(key, v->as_string());
   }
-  if (auto v = map.optional("after_backward"))
-    out.emplace_back("after_backward", v->as_bool() ? "true" : "false");
   return out;
 }
 
@@ -220,7 +213,7 @@ ValidationPoint parse_point(const ConfigNode& node) {
   if (!parallel) p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
   if (auto a = node.optional("accumulation")) {
     if (parallel) a->fail("not used with strategy \"parallel\": parallel.global_batch says it");
-    p.accumulation = a->as_int_field(1, kMaxAccumulation);
+    p.accumulation = a->as_int_field(1, sim::kMaxAccumulation);
   }
   if (auto a = node.optional("allreduce")) {
     if (p.strategy != Strategy::kAllreduce)
