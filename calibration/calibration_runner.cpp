@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/progress.hpp"
+#include "models/llm_step.hpp"
 
 namespace scalecast::calibration {
 namespace {
@@ -212,6 +213,36 @@ std::vector<CalibrationJob> jobs_for_ops(const std::vector<models::Op>& ops,
     jobs.push_back(std::move(job));
   }
   return jobs;
+}
+
+std::vector<models::Op> llm_calibration_ops(const models::TransformerSpec& model, int tp,
+                                            std::int64_t micro_batch, std::int64_t seq_len,
+                                            models::LlmPrecision precision) {
+  models::ParallelConfig pc;
+  pc.tp = tp;
+  pc.micro_batch = micro_batch;
+  pc.global_batch = micro_batch;
+  pc.seq_len = seq_len > 0 ? seq_len : model.seq_len;
+  pc.sequence_parallel = tp > 1;
+  pc.precision = precision;
+  models::check_parallel(pc, model, tp);
+  std::vector<models::Op> ops;
+  for (const auto& chunk : models::build_llm_step(model, pc)) {
+    for (const auto* segments : {&chunk.forward, &chunk.backward})
+      for (const auto& seg : *segments) ops.insert(ops.end(), seg.ops.begin(), seg.ops.end());
+    // The optimizer step's size is what a job's split leaves on a GPU (the chunk's parameters,
+    // / DP with ZeRO): the whole shard and every quarter of it down to 256 Ki elements give the
+    // memory-bound curve that prices any pipeline and ZeRO split.
+    for (const auto& opt : chunk.optimizer_ops)
+      for (double f = 1.0; f == 1.0 || static_cast<double>(opt.elements) * f >= 262144.0;
+           f /= 4.0) {
+        models::Op o = opt;
+        o.elements = static_cast<std::int64_t>(static_cast<double>(opt.elements) * f + 0.5);
+        o.flops *= f, o.bytes_read *= f, o.bytes_written *= f;
+        ops.push_back(std::move(o));
+      }
+  }
+  return ops;
 }
 
 std::vector<CalibrationJob> sweep_jobs(const std::string& device, const std::string& backend,

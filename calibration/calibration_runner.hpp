@@ -12,6 +12,8 @@
 #include "calibration/database.hpp"
 #include "kernels/kernel_backend.hpp"
 #include "models/op.hpp"
+#include "models/parallel_config.hpp"
+#include "models/transformer.hpp"
 
 namespace scalecast::calibration {
 
@@ -24,6 +26,16 @@ struct CalibrationJob {
 // One job per distinct key among `ops` (first occurrence order), for `device`.
 std::vector<CalibrationJob> jobs_for_ops(const std::vector<models::Op>& ops,
                                          const std::string& device);
+
+// The ops of one micro-batch (forward, backward, optimizer) of an LLM transformer on one GPU of a
+// tensor-parallel group of `tp` (sequence parallelism on when tp > 1, as Megatron-LM runs TP),
+// one pipeline rank holding every layer, so the embedding and the loss are in: every kernel shape
+// a job with this model, TP degree, micro-batch, sequence length (0 = the model's) and precision
+// prices, whatever its PP, CP, DP and recomputation. Communication is not a kernel here.
+// std::invalid_argument when the split does not fit the model (TP must divide the heads).
+std::vector<models::Op> llm_calibration_ops(const models::TransformerSpec& model, int tp,
+                                            std::int64_t micro_batch, std::int64_t seq_len,
+                                            models::LlmPrecision precision);
 
 enum class SweepSize { kTiny, kFull };
 // A generic grid: GEMMs, ResNet-like convs (three passes), memory-bound ops and copies in each

@@ -20,6 +20,7 @@
 #include "kernels/cpu_affinity.hpp"
 #include "kernels/kernel_backend.hpp"
 #include "models/training_step.hpp"
+#include "models/transformer.hpp"
 #include "models/zoo.hpp"
 
 namespace scalecast::cli {
@@ -29,6 +30,9 @@ struct CalibrateOptions {
   std::string backend = "cpu";
   std::vector<std::string> models;
   std::vector<int> batches{32};
+  std::vector<int> tps{1};
+  std::vector<int> seq_lens{0};  // transformers: sequence lengths (0 = the model's default)  // LLM
+                                 // zoo models: tensor-parallel degrees whose shards are measured
   std::vector<std::string> precisions{"fp32"};
   bool sweep = false;
   std::string sweep_size = "full";
@@ -63,11 +67,34 @@ common::DType dtype_of(const std::string& text) {
   return common::DType::kFp32;
 }
 
+// One GPU's ops of an LLM zoo transformer (calibration::llm_calibration_ops), errors at the
+// command-line option that caused them.
+std::vector<models::Op> llm_ops(const models::TransformerSpec& spec, int tp, int micro_batch,
+                                int seq_len, const std::string& precision) {
+  models::LlmPrecision p = models::LlmPrecision::kBf16;
+  if (precision == "fp16")
+    p = models::LlmPrecision::kFp16;
+  else if (precision != "bf16")
+    throw common::ConfigError("command line", 0, 0, "--precision",
+                              fmt::format("'{}' (an LLM of the zoo) trains in bf16 or fp16, not {}",
+                                          spec.name, precision));
+  try {
+    return calibration::llm_calibration_ops(spec, tp, micro_batch, seq_len, p);
+  } catch (const std::invalid_argument& e) {
+    throw common::ConfigError(
+        "command line", 0, 0, "--tp, --seq-len",
+        fmt::format("tp {}, sequence {} for '{}': {}", tp, seq_len, spec.name, e.what()));
+  }
+}
+
 std::string command_line(const CalibrateOptions& o) {
   std::string c = fmt::format("scalecast calibrate --backend {}", o.backend);
   if (!o.models.empty())
     c +=
         fmt::format(" --models {} --batch {}", fmt::join(o.models, ","), fmt::join(o.batches, ","));
+  if (o.tps != std::vector<int>{1}) c += fmt::format(" --tp {}", fmt::join(o.tps, ","));
+  if (o.seq_lens != std::vector<int>{0})
+    c += fmt::format(" --seq-len {}", fmt::join(o.seq_lens, ","));
   if (o.sweep) c += " --sweep --sweep-size " + o.sweep_size;
   c += " --precision " + fmt::format("{}", fmt::join(o.precisions, ","));
   if (o.cpu >= 0) c += fmt::format(" --cpu {}", o.cpu);
@@ -104,6 +131,16 @@ int run_calibrate(const CalibrateOptions& o) {
     if (b < 1)
       throw common::ConfigError("command line", 0, 0, "--batch",
                                 fmt::format("expected a batch size >= 1, got {}", b));
+  for (int t : o.tps)
+    if (t < 1 || t > 1024)
+      throw common::ConfigError(
+          "command line", 0, 0, "--tp",
+          fmt::format("expected a tensor-parallel degree 1..1024, got {}", t));
+  for (int q : o.seq_lens)
+    if (q < 0 || q > 1048576)
+      throw common::ConfigError(
+          "command line", 0, 0, "--seq-len",
+          fmt::format("expected 0 (the model's default) or a length 1..1048576, got {}", q));
   if (o.backend != "cpu" && o.cpu >= 0)
     throw common::ConfigError(
         "command line", 0, 0, "--cpu",
@@ -150,15 +187,31 @@ int run_calibrate(const CalibrateOptions& o) {
     // measures each distinct measurement key once.
     std::vector<models::Op> ops;
     for (const auto& name : o.models) {
+      if (const auto spec = models::find_transformer(name)) {
+        for (int t : o.tps)
+          for (int q : o.seq_lens)
+            for (int b : o.batches)
+              for (const auto& p : o.precisions) {
+                const auto step = llm_ops(*spec, t, b, q, p);
+                ops.insert(ops.end(), step.begin(), step.end());
+              }
+        continue;
+      }
       const models::Model model = models::load_model(name);
-      for (int b : o.batches)
-        for (const auto& p : o.precisions) {
-          models::StepOptions so;
-          so.batch = b;
-          so.precision = *common::parse_precision(p);
-          const auto step = models::build_training_step(model, so);
-          ops.insert(ops.end(), step.ops().begin(), step.ops().end());
-        }
+      if (!model.input.tokens && o.seq_lens != std::vector<int>{0})
+        throw common::ConfigError(
+            "command line", 0, 0, "--seq-len",
+            fmt::format("for models whose input is token sequences; {} takes images", name));
+      for (int q : o.seq_lens)
+        for (int b : o.batches)
+          for (const auto& p : o.precisions) {
+            models::StepOptions so;
+            so.batch = b;
+            so.precision = *common::parse_precision(p);
+            so.seq_len = q;
+            const auto step = models::build_training_step(model, so);
+            ops.insert(ops.end(), step.ops().begin(), step.ops().end());
+          }
     }
     jobs = calibration::jobs_for_ops(ops, device);
     spdlog::info("calibrate: {} ops, {} distinct kernels", ops.size(), jobs.size());
@@ -193,6 +246,15 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   sub->add_option("--models", opts->models, "Measure every distinct op shape of these models")
       ->delimiter(',');
   sub->add_option("--batch", opts->batches, "Batch sizes per GPU for --models")
+      ->delimiter(',')
+      ->capture_default_str();
+  sub->add_option("--tp", opts->tps,
+                  "LLM zoo models: tensor-parallel degrees (one GPU's shard; --batch is the "
+                  "micro-batch in sequences)")
+      ->delimiter(',')
+      ->capture_default_str();
+  sub->add_option("--seq-len", opts->seq_lens,
+                  "Transformers: sequence lengths (0 = the model's default)")
       ->delimiter(',')
       ->capture_default_str();
   sub->add_option("--precision", opts->precisions, "Precisions: fp32, fp16, bf16, tf32")

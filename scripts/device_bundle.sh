@@ -8,10 +8,10 @@
 #                                               # via .git/info/exclude); BUILD_DIR default build/ci
 #   scripts/device_bundle.sh run OUT_DIR [SECONDS]
 #                                               # there (device `run`, carry [".device"]): the gpu
-#                                               # tests, then `calibrate --backend cuda` for
-#                                               # ResNet-50 and BERT-large into OUT_DIR, stopped
-#                                               # with SIGINT after SECONDS (default 360; the
-#                                               # database keeps every finished measurement)
+#                                               # tests, then `calibrate --backend cuda` in
+#                                               # stages (below) into OUT_DIR, each stopped with
+#                                               # SIGINT after its share of SECONDS (default 360;
+#                                               # the database keeps every finished measurement)
 #
 # Run here first: `run` on a machine without a GPU must end in the CUDA runtime's own "no GPU
 # visible" error, which proves the bundle, its loader and the CUDA module load.
@@ -67,22 +67,46 @@ run() {
   sc() { "$loader" --library-path "$path" "$root/bin/scalecast" "$@"; }
   {
     echo "== $(date -u) $(uname -a)"
-    command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+    command -v nvidia-smi >/dev/null &&
+      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,clocks.sm,power.limit,pcie.link.gen.max,pcie.link.width.max --format=csv
+    command -v nvidia-smi >/dev/null && nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1
+    lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)|Socket|Thread|MHz" 
     echo "== library path: $path"
     echo "== gpu tests"
-    "$loader" --library-path "$path" "$root/bin/test_kernels" -ts=gpu
+    timeout 60 "$loader" --library-path "$path" "$root/bin/test_kernels" -ts=gpu -s
     echo "== gpu tests exit $?"
   } >"$out/gpu-tests.txt" 2>&1
   cat "$out/gpu-tests.txt"
-  echo "== calibrate (stopped after ${seconds}s with SIGINT; rerun to resume)"
-  timeout -s INT "$seconds" "$loader" --library-path "$path" "$root/bin/scalecast" calibrate \
-    --backend cuda --models resnet50,bert_large --batch 64,256 --precision fp16,bf16,fp32,tf32 \
-    --out "$out/cuda.calibration.yaml" 2>&1 | tail -40 | tee "$out/calibrate.txt"
-  local rc=${PIPESTATUS[0]}
-  echo "== calibrate exit $rc"
-  if [[ -f $out/cuda.calibration.yaml ]]; then
-    sc describe calibration "$out/cuda.calibration.yaml" >"$out/describe.txt" 2>&1
-    head -40 "$out/describe.txt"
+  # Calibration in stages, most wanted first, each stopped with SIGINT after its share of
+  # SECONDS (the database keeps every finished measurement; a rerun resumes every stage):
+  #  1 ResNet-50 fp16 batch 256 and BERT-large fp16 batch 64 (seq 128), the A100/H100 scenarios;
+  #  2 one Llama-family layer: Llama 3 70B TP 8 and Llama 3 8B TP 1, micro-batch 1, seq 8192, bf16;
+  #  3 the generic single-GPU grid: cuBLAS GEMMs, cuDNN convs, copies, NCCL (one rank), fp16/bf16;
+  #  4 more batches and precisions: ResNet-50 fp16 b64 and tf32 b256, BERT-large fp16 b48 seq 512.
+  local db="$out/h200.calibration.yaml" rc=0 r
+  local -a stages=(
+    "30 --models resnet50 --batch 256 --precision fp16"
+    "20 --models bert_large --batch 64 --precision fp16"
+    "15 --models llama3_70b --tp 8 --batch 1 --seq-len 8192 --precision bf16"
+    "10 --models llama3_8b --batch 1 --seq-len 8192 --precision bf16"
+    "15 --sweep --precision fp16,bf16"
+    "10 --models resnet50,bert_large --batch 64 --precision fp16,tf32"
+  )
+  for st in "${stages[@]}"; do
+    local share=${st%% *} args=${st#* }
+    local t=$((seconds * share / 100))
+    echo "== calibrate $args (at most ${t}s) $(date -u +%T)" | tee -a "$out/calibrate.txt"
+    # shellcheck disable=SC2086
+    timeout -s INT "$t" "$loader" --library-path "$path" "$root/bin/scalecast" calibrate \
+      --backend cuda $args --out "$db" >>"$out/calibrate.txt" 2>&1
+    r=$?
+    echo "== exit $r" | tee -a "$out/calibrate.txt"
+    ((r != 0)) && rc=$r
+  done
+  grep -E "calibrate:|skipped|error" "$out/calibrate.txt" | tail -40
+  if [[ -f $db ]]; then
+    sc describe calibration "$db" >"$out/describe.txt" 2>&1
+    head -60 "$out/describe.txt"
   fi
   rm -rf "$root"
   return "$rc"

@@ -6,7 +6,9 @@
 #include "calibration/calibrated_cost_model.hpp"
 #include "calibration/calibration_runner.hpp"
 #include "calibration/coverage.hpp"
+#include "models/llm_step.hpp"
 #include "models/training_step.hpp"
+#include "models/transformer.hpp"
 #include "models/zoo.hpp"
 #include "resnet50_ops.hpp"
 
@@ -172,6 +174,67 @@ TEST_SUITE("unit") {
       if (j.key.op == "conv") zoo.insert(j.key);
     CHECK(zoo.size() == mine.size());
     CHECK(zoo == mine);
+  }
+}
+
+TEST_SUITE("unit") {
+  // Calibrating one GPU's shard of an LLM (`calibrate --models llama3_70b --tp 8`) must price a
+  // whole 3-D parallel job of that model from measurements: every compute op of every chunk,
+  // whatever its PP, virtual stages, DP and recomputation, exactly; the optimizer step, whose
+  // size is the chunk's parameters, from the measured optimizer rows (never the datasheet).
+  TEST_CASE("an LLM shard's calibration prices every op of its 3-D parallel job exactly") {
+    namespace m = scalecast::models;
+    const auto spec = m::find_transformer("llama3_70b");
+    REQUIRE(spec);
+    const auto ops = llm_calibration_ops(*spec, 8, 1, 8192, m::LlmPrecision::kBf16);
+    const auto jobs = jobs_for_ops(ops, "cpu-host");
+    MESSAGE(ops.size() << " ops, " << jobs.size() << " distinct kernels");
+    CHECK(jobs.size() < 64);  // one layer's shapes, the embedding, the loss and the optimizer
+    ScriptedBackend backend;
+    Database db;
+    RunnerOptions o;
+    o.show_progress = false;
+    run_calibration(backend, jobs, o, db);
+    const CalibratedCostModel model(db);
+    scalecast::platforms::GpuSpec host;
+    host.name = "cpu-host";
+    host.memory_bandwidth = 1e11;  // the datasheet tier's input: must not be what prices an op
+    // The NeMo recipe of scenarios/llama3-70b-dgx-h100-superpod.yaml.
+    m::ParallelConfig pc;
+    pc.tp = 8, pc.pp = 4, pc.virtual_stages = 5, pc.dp = 16;
+    pc.micro_batch = 1, pc.global_batch = 256, pc.seq_len = 8192;
+    pc.schedule = m::PipelineSchedule::kInterleaved1F1B;
+    pc.sequence_parallel = true;
+    pc.recompute = m::Recompute::kSelective;
+    pc.zero_stage = 1;
+    m::check_parallel(pc, *spec, 512);
+    int priced = 0, exact = 0;
+    for (const auto& chunk : m::build_llm_step(*spec, pc)) {
+      for (const auto* segs : {&chunk.forward, &chunk.backward})
+        for (const auto& seg : *segs)
+          for (const auto& op : seg.ops) {
+            ++priced;
+            if (model.op_time(op, host).tier == CostTier::kExact)
+              ++exact;
+            else
+              FAIL_CHECK("not measured: " << op.name);
+          }
+      for (const auto& op : chunk.optimizer_ops)
+        CHECK_MESSAGE(model.op_time(op, host).tier != CostTier::kDatasheet, op.name);
+    }
+    CHECK(priced > 1000);
+    CHECK(exact == priced);
+    // The shard is what is measured: TP 1's shapes leave the TP 8 GEMMs unmeasured.
+    const auto tp1 =
+        jobs_for_ops(llm_calibration_ops(*spec, 1, 1, 8192, m::LlmPrecision::kBf16), "cpu-host");
+    std::set<MeasurementKey> k8, k1;
+    for (const auto& j : jobs) k8.insert(j.key);
+    for (const auto& j : tp1) k1.insert(j.key);
+    CHECK(k8 != k1);
+    // A split the model cannot take is refused, naming the heads.
+    CHECK_THROWS_WITH_AS(llm_calibration_ops(*spec, 3, 1, 8192, m::LlmPrecision::kBf16),
+                         doctest::Contains("does not divide the 64 attention heads"),
+                         std::invalid_argument);
   }
 }
 

@@ -37,6 +37,63 @@ TEST_SUITE("gpu") {
     CHECK(cr[1].selection == "heuristic");
     CHECK(cr[0].timing.median_s > 0);
   }
+
+  // Every other kernel kind the calibration runs: each gives a positive time, and the physics
+  // orders them (a tensor-core fp16 GEMM outruns fp32 FMA; a device copy outruns a host copy).
+  TEST_CASE("cuda backend times every kernel kind and NCCL on the device") {
+    REQUIRE(cuda_backend_built());
+    CudaOptions o;
+    o.timing.max_total_s = 0.5;
+    auto gpu = make_cuda_backend(o);
+    const auto one = [&](const KernelRequest& r) {
+      const auto res = gpu->measure(r);
+      REQUIRE_MESSAGE(!res.empty(), describe(r));
+      CHECK_MESSAGE(res[0].timing.median_s > 0, describe(r));
+      MESSAGE(describe(r) << ": " << res[0].timing.median_s * 1e6 << " us (" << res[0].algorithm
+                          << ")");
+      return res[0];
+    };
+    KernelRequest g;
+    g.kind = KernelKind::kGemm;
+    g.gemm = {4096, 4096, 4096, false, false, 1};
+    const double fp32 = one(g).timing.median_s;
+    g.dtype = scalecast::common::DType::kFp16;
+    g.tensor_core = true;
+    const double fp16 = one(g).timing.median_s;
+    CHECK(fp16 < fp32);
+    for (auto kind : {KernelKind::kElementwise, KernelKind::kNormalization, KernelKind::kSoftmax}) {
+      KernelRequest e;
+      e.kind = kind;
+      e.dtype = scalecast::common::DType::kFp16;
+      e.elements = 1 << 22;
+      e.channels = kind == KernelKind::kSoftmax ? 1024 : 64;
+      one(e);
+      e.backward = true;
+      if (kind != KernelKind::kSoftmax) one(e);
+    }
+    KernelRequest pool;
+    pool.kind = KernelKind::kPooling;
+    pool.dtype = scalecast::common::DType::kFp16;
+    pool.conv = {1, 64, 113, 113, 1, 3, 3, 0, 0, 2, 2, 1, 1, 1};
+    pool.elements = 64 * 56 * 56;
+    one(pool);
+    KernelRequest m;
+    m.kind = KernelKind::kMemcpy;
+    m.size_bytes = 64 << 20;
+    m.direction = CopyDirection::kHostToDevice;
+    const double h2d = one(m).timing.median_s;
+    m.direction = CopyDirection::kDeviceToDevice;
+    const double d2d = one(m).timing.median_s;
+    CHECK(d2d < h2d);
+    KernelRequest c;
+    c.kind = KernelKind::kCollective;
+    c.collective = CollectiveKind::kAllReduce;
+    c.dtype = scalecast::common::DType::kFp32;
+    c.size_bytes = 16 << 20;
+    const auto ar = one(c);
+    CHECK(ar.ranks == gpu->device_info().device_count);
+    CHECK(ar.algbw_Bps > 0);
+  }
 }
 
 namespace {
