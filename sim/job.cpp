@@ -416,6 +416,18 @@ JobResult Job::result() const {
   for (const auto& [label, count] : s.choice_counts)
     r.collective_choices[label] = count / all_iterations;
   if (s.model) r.collective_tier = s.any_measured ? "measured" : "datasheet";
+  const auto count_tiers = [&r](const StepProgram& p) {
+    for (const ProgramOp& op : p.ops) {
+      if (op.tier.empty()) continue;  // the input copy: the platform's link, not a cost model
+      JobResult::TierUse& u = r.op_tiers[op.tier];
+      ++u.ops;
+      u.seconds += op.duration_s;
+    }
+  };
+  if (s.spec.programs.empty())
+    count_tiers(s.spec.program);
+  else
+    for (const StepProgram& p : s.spec.programs) count_tiers(p);
   if (r.iteration_time_s > 0.0) {
     r.throughput_samples_per_s = r.gpus * r.batch_per_gpu / r.iteration_time_s;
     r.gpu_utilization = r.breakdown.compute_s / r.iteration_time_s;

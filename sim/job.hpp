@@ -111,6 +111,14 @@ struct JobResult {
   // collective terms ("measured" when any bucket used measured NCCL times, else "datasheet").
   std::map<std::string, double> collective_choices;
   std::string collective_tier;
+  // What priced the step: per cost-model tier ("exact", "interpolated", "fitted", "datasheet"),
+  // the ops of one iteration's step program and the sum of their durations, over the job's
+  // distinct programs (one per GPU type). How much of a prediction rests on measured kernels.
+  struct TierUse {
+    int ops = 0;
+    double seconds = 0.0;
+  };
+  std::map<std::string, TierUse> op_tiers;
   std::map<std::string, double> bytes_per_iteration;
   std::vector<Interval> intervals;
   InputPipelineSpec input;  // as replayed

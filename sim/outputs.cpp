@@ -61,6 +61,19 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
   j["bytes_per_iteration"] = bytes;
   j["algorithm"] = std::string(to_string(r.algorithm));
   j["fidelity"] = std::string(to_string(r.fidelity));
+  if (!r.op_tiers.empty()) {
+    // What priced the ops: per tier the ops of one iteration and their summed time, and the
+    // share of that time priced from measurements (every tier but the datasheet's).
+    ordered_json tiers;
+    double total = 0.0, measured = 0.0;
+    for (const auto& [tier, use] : r.op_tiers) {
+      tiers[tier] = {{"ops", use.ops}, {"seconds", use.seconds}};
+      total += use.seconds;
+      if (tier != "datasheet") measured += use.seconds;
+    }
+    j["op_costs"] = {{"tiers", tiers},
+                     {"measured_time_share", total > 0.0 ? measured / total : 0.0}};
+  }
   if (!r.collective_tier.empty()) {
     // NCCL's choices per iteration ("algorithm/protocol": buckets) and the tier of their terms.
     ordered_json choices;
@@ -246,6 +259,15 @@ std::string format_table(const Scenario& s, const std::vector<nlohmann::ordered_
         io ? fmt::format("{:>9.2f} ", 1e3 * b["io_stall_s"].get<double>()) : "",
         1e3 * b["copy_s"].get<double>(), 1e3 * b["idle_s"].get<double>(),
         100.0 * p["gpu_utilization"].get<double>(), p["fidelity"].get<std::string>());
+  }
+  // What priced the ops (the same step program at every point): how much rests on measurements.
+  if (!points.empty() && points.front().contains("op_costs")) {
+    const ordered_json& c = points.front()["op_costs"];
+    std::string tiers;
+    for (const auto& [tier, use] : c["tiers"].items())
+      tiers += fmt::format("{}{} {} ops", tiers.empty() ? "" : ", ", tier, use["ops"].get<int>());
+    o << fmt::format("op costs: {:.1f}% of the step's op time priced from measured kernels ({})\n",
+                     100.0 * c["measured_time_share"].get<double>(), tiers);
   }
   return o.str();
 }

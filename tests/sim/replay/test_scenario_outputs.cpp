@@ -171,6 +171,44 @@ TEST_SUITE("unit") {
 }
 
 TEST_SUITE("unit") {
+  // summary.json's op_costs and the table's last line say how much of the step's op time was
+  // priced from measured kernels: per tier the ops of one iteration and their summed time.
+  TEST_CASE("op_costs reports each tier's ops and time and the measured share") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    testing::TestPlatformSpec ps;
+    ps.nodes = 1;
+    ps.gpus = 1;
+    testing::TestPlatform platform(ps);
+    JobSpec spec;
+    spec.nodes = {0};
+    spec.gpus_per_node = 1;
+    // 4 forward ops of 1 ms, 6 backward of 2 ms, optimizer 3 ms.
+    spec.program = testing::synthetic_program(4, 1e-3, 6, 2e-3, 1e6, 3e-3);
+    for (std::size_t i = 0; i < spec.program.ops.size(); ++i)
+      spec.program.ops[i].tier = i < 4 ? "exact" : i < 10 ? "datasheet" : "fitted";
+    spec.warmup = 0;
+    spec.iterations = 1;
+    Job job(platform, spec);
+    engine->run();
+    const JobResult r = job.result();
+    REQUIRE(r.op_tiers.size() == 3);
+    CHECK(r.op_tiers.at("exact").ops == 4);
+    CHECK(r.op_tiers.at("exact").seconds == doctest::Approx(4e-3));
+    CHECK(r.op_tiers.at("datasheet").ops == 6);
+    CHECK(r.op_tiers.at("datasheet").seconds == doctest::Approx(12e-3));
+    CHECK(r.op_tiers.at("fitted").ops == 1);
+    Scenario s = load_scenario_text(kScenario, "t.yaml");
+    const auto point = point_json(s, r);
+    REQUIRE(point.contains("op_costs"));
+    // (4 + 3) ms of 19 ms from measurements.
+    CHECK(point["op_costs"]["measured_time_share"].get<double>() == doctest::Approx(7.0 / 19.0));
+    CHECK(point["op_costs"]["tiers"]["datasheet"]["ops"].get<int>() == 6);
+    CHECK(format_table(s, {point})
+              .find("op costs: 36.8% of the step's op time priced from "
+                    "measured kernels (datasheet 6 ops, exact 4 ops, "
+                    "fitted 1 ops)") != std::string::npos);
+  }
+
   TEST_CASE("ops.csv quotes names holding commas or quotes (RFC 4180)") {
     JobResult r;
     r.nodes = 1;
