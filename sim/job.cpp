@@ -418,7 +418,10 @@ JobResult Job::result() const {
   if (s.model) r.collective_tier = s.any_measured ? "measured" : "datasheet";
   const auto count_tiers = [&r](const StepProgram& p) {
     for (const ProgramOp& op : p.ops) {
-      if (op.tier.empty()) continue;  // the input copy: the platform's link, not a cost model
+      // The input copy is priced by the platform's link, not a cost model; the op standing for
+      // micro-batches 1..K-1 of gradient accumulation repeats the ops counted here, so the
+      // shares are those of one micro-batch's step.
+      if (op.tier.empty() || op.tier == "accumulation") continue;
       JobResult::TierUse& u = r.op_tiers[op.tier];
       ++u.ops;
       u.seconds += op.duration_s;

@@ -112,7 +112,7 @@ struct JobResult {
   std::map<std::string, double> collective_choices;
   std::string collective_tier;
   // What priced the step: per cost-model tier ("exact", "interpolated", "fitted", "datasheet"),
-  // the ops of one iteration's step program and the sum of their durations, over the job's
+  // the ops of one (micro-batch) step program and the sum of their durations, over the job's
   // distinct programs (one per GPU type). How much of a prediction rests on measured kernels.
   struct TierUse {
     int ops = 0;

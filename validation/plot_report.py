@@ -118,13 +118,15 @@ def main():
         if os.path.exists(os.path.join(plots, f"{system}.png")):
             md.append(f"![{system}](plots/{system}.png)")
     md += ["", "## All predict points", "",
-           "| id | system | model | GPUs | nodes | batch/GPU | measured | predicted | error % | compute s | exposed comm s |",
-           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "| id | system | model | GPUs | nodes | batch/GPU | measured | predicted | error % | compute s | exposed comm s | measured kernels % |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in r["points"]:
         b = p["breakdown"]
+        share = p.get("measured_kernel_share")
+        share = "-" if share is None else f"{100 * share:.0f}"
         md.append(f"| {p['id']} | {p['system']} | {p['model']} | {p['gpus']} | {p['nodes']} | {p['batch_per_gpu']} | "
                   f"{fmt_value(p, p['measured'])} | {fmt_value(p, p['predicted'])} | {p['error_pct']:+.2f} | "
-                  f"{b['compute_s']:.4f} | {b['exposed_comm_s']:.4f} |")
+                  f"{b['compute_s']:.4f} | {b['exposed_comm_s']:.4f} | {share} |")
     if r["skipped"]:
         md += ["", "## Skipped points", "", "| id | system | model | reason |", "|---|---|---|---|"]
         for p in r["skipped"]:

@@ -55,6 +55,9 @@ struct Prediction {
   // LLM runs (summary.json of the pipeline job): tokens/s per GPU, MFU and HFU as fractions.
   double tokens_per_s_per_gpu = 0.0, mfu = 0.0, hfu = 0.0;
   double peak_flops_per_gpu = 0.0;  // the peak MFU and HFU are stated against
+  // Share of the step's op time priced from measured kernels (summary.json op_costs); < 0 when
+  // the run does not report it (LLM runs).
+  double measured_kernel_share = -1.0;
 };
 
 // A configuration the simulator cannot express (no platform of that name, unknown model,

@@ -139,6 +139,10 @@ std::string format_json(const ValidationFile& file, const ValidationRun& run,
                       {"io_stall_s", round_to(b.io_stall_s, 9)},
                       {"copy_s", round_to(b.copy_s, 9)},
                       {"idle_s", round_to(b.idle_s, 9)}};
+    // How much of the prediction's op time rests on measured kernels (absent where the run
+    // does not say).
+    if (r.prediction.measured_kernel_share >= 0.0)
+      j["measured_kernel_share"] = round_to(r.prediction.measured_kernel_share, 4);
     points.push_back(j);
   }
   root["points"] = points;

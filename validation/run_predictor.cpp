@@ -284,6 +284,10 @@ Prediction parse_summary_json(const std::string& text, const std::string& name) 
     p.breakdown.copy_s = b.value("copy_s", 0.0);
     p.breakdown.idle_s = b.value("idle_s", 0.0);
   }
+  if (j.contains("op_costs") && j["op_costs"].is_object() &&
+      j["op_costs"].contains("measured_time_share") &&
+      j["op_costs"]["measured_time_share"].is_number())
+    p.measured_kernel_share = j["op_costs"]["measured_time_share"].get<double>();
   // LLM runs (sim/llm_outputs.cpp).
   p.tokens_per_s_per_gpu = j.value("tokens_per_s_per_gpu", 0.0);
   p.mfu = j.value("mfu", 0.0);

@@ -9,6 +9,7 @@
 
 #include "validation/protocol.hpp"
 #include "validation/report.hpp"
+#include "validation/run_predictor.hpp"
 #include "validation/statistics.hpp"
 
 using namespace scalecast::validation;
@@ -41,6 +42,7 @@ class FakePredictor : public Predictor {
     p.throughput_samples_per_s = c.gpus * c.batch_per_gpu / p.iteration_time_s;
     p.breakdown.compute_s = compute_s;
     p.breakdown.exposed_comm_s = comm_s;
+    if (c.system == "calibrated") p.measured_kernel_share = 0.625;
     return p;
   }
 };
@@ -267,6 +269,8 @@ TEST_SUITE("unit") {
     // `accumulation` only where a point states more than one micro-batch (the public golden,
     // tests/sim/golden, holds the DGX-2H BERT points that do).
     CHECK_FALSE(j["points"][0].contains("accumulation"));
+    // The share of op time priced from measured kernels only where the run reports it.
+    CHECK_FALSE(j["points"][0].contains("measured_kernel_share"));
     CHECK(j["skipped"].size() == 2);
     CHECK(j["skipped"][0]["reason"].get<std::string>().find("nowhere") != std::string::npos);
     CHECK(j["summary"]["count"] == 5);
@@ -282,6 +286,29 @@ TEST_SUITE("unit") {
 }
 
 TEST_SUITE("unit") {
+  // How much of a prediction rests on measured kernels travels from the run's summary.json
+  // (op_costs.measured_time_share) to the point's row of validate --json.
+  TEST_CASE("validate --json carries each point's share of op time priced from measured kernels") {
+    const std::string text =
+        "schema: scalecast-validation/1\npoints:\n" +
+        point("A9", "calibrated", 1, 1, "throughput: 400", "    role: anchor\n") +
+        point("P9", "calibrated", 8, 1, "throughput: 3000", "    role: predict\n    anchor: A9\n");
+    const ValidationFile f = parse_validation_text(text, "v.yaml");
+    FakePredictor fake;
+    const ValidationRun run = run_protocol(f, fake);
+    const auto j = nlohmann::json::parse(format_json(f, run, summarize(run)));
+    REQUIRE(j["points"].size() == 1);
+    CHECK(j["points"][0]["measured_kernel_share"].get<double>() == doctest::Approx(0.625));
+    const Prediction p = parse_summary_json(
+        R"({"throughput_samples_per_s": 10, "iteration_time_s": 1,
+            "op_costs": {"tiers": {}, "measured_time_share": 0.481}})",
+        "summary.json");
+    CHECK(p.measured_kernel_share == doctest::Approx(0.481));
+    CHECK(parse_summary_json(R"({"throughput_samples_per_s": 10, "iteration_time_s": 1})",
+                             "summary.json")
+              .measured_kernel_share < 0.0);
+  }
+
   TEST_CASE("an unexpected simulation failure marks its point FAILED and the run goes on") {
     const std::string text =
         file_text() + point("A5", "crashy", 8, 1, "throughput: 3000", "    role: anchor\n") +

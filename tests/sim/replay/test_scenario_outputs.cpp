@@ -15,6 +15,7 @@
 #include "sim/job.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
+#include "sim/step_program.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
 #include "tests/sim/replay/test_files.hpp"
 #include "tests/sim/replay/test_platform.hpp"
@@ -207,6 +208,33 @@ TEST_SUITE("unit") {
               .find("op costs: 36.8% of the step's op time priced from "
                     "measured kernels (datasheet 6 ops, exact 4 ops, "
                     "fitted 1 ops)") != std::string::npos);
+  }
+
+  // With gradient accumulation the op standing for micro-batches 1..K-1 repeats the step's ops:
+  // it is no tier of its own, so the shares stay those of one micro-batch.
+  TEST_CASE("op_costs with gradient accumulation counts one micro-batch's ops") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    testing::TestPlatformSpec ps;
+    ps.nodes = 1;
+    ps.gpus = 1;
+    testing::TestPlatform platform(ps);
+    JobSpec spec;
+    spec.nodes = {0};
+    spec.gpus_per_node = 1;
+    spec.program = testing::synthetic_program(4, 1e-3, 6, 2e-3, 1e6, 3e-3);
+    for (std::size_t i = 0; i < spec.program.ops.size(); ++i)
+      spec.program.ops[i].tier = i < 4 ? "exact" : "datasheet";
+    spec.program = accumulate_micro_batches(spec.program, 4);
+    spec.warmup = 0;
+    spec.iterations = 1;
+    Job job(platform, spec);
+    engine->run();
+    const JobResult r = job.result();
+    REQUIRE(r.op_tiers.size() == 2);
+    CHECK(r.op_tiers.count("accumulation") == 0);
+    CHECK(r.op_tiers.at("exact").ops == 4);
+    CHECK(r.op_tiers.at("datasheet").ops == 7);
+    CHECK(r.op_tiers.at("datasheet").seconds == doctest::Approx(15e-3));
   }
 
   TEST_CASE("ops.csv quotes names holding commas or quotes (RFC 4180)") {
