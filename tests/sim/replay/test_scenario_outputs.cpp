@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -171,27 +172,37 @@ TEST_SUITE("unit") {
   }
 }
 
+namespace {
+// One iteration of `program` on one GPU (no warm-up): the job's result. 4 forward ops of 1 ms,
+// 6 backward of 2 ms and an optimizer of 3 ms, tier by op index, optionally accumulated.
+JobResult one_gpu_step(const std::function<std::string(std::size_t)>& tier_of, int accumulation) {
+  auto engine = create_engine({NetworkMode::kIdeal});
+  testing::TestPlatformSpec ps;
+  ps.nodes = 1;
+  ps.gpus = 1;
+  testing::TestPlatform platform(ps);
+  JobSpec spec;
+  spec.nodes = {0};
+  spec.gpus_per_node = 1;
+  spec.program = testing::synthetic_program(4, 1e-3, 6, 2e-3, 1e6, 3e-3);
+  for (std::size_t i = 0; i < spec.program.ops.size(); ++i) spec.program.ops[i].tier = tier_of(i);
+  spec.program = accumulate_micro_batches(spec.program, accumulation);
+  spec.warmup = 0;
+  spec.iterations = 1;
+  Job job(platform, spec);
+  engine->run();
+  return job.result();
+}
+}  // namespace
+
 TEST_SUITE("unit") {
   // summary.json's op_costs and the table's last line say how much of the step's op time was
   // priced from measured kernels: per tier the ops of one iteration and their summed time.
   TEST_CASE("op_costs reports each tier's ops and time and the measured share") {
-    auto engine = create_engine({NetworkMode::kIdeal});
-    testing::TestPlatformSpec ps;
-    ps.nodes = 1;
-    ps.gpus = 1;
-    testing::TestPlatform platform(ps);
-    JobSpec spec;
-    spec.nodes = {0};
-    spec.gpus_per_node = 1;
-    // 4 forward ops of 1 ms, 6 backward of 2 ms, optimizer 3 ms.
-    spec.program = testing::synthetic_program(4, 1e-3, 6, 2e-3, 1e6, 3e-3);
-    for (std::size_t i = 0; i < spec.program.ops.size(); ++i)
-      spec.program.ops[i].tier = i < 4 ? "exact" : i < 10 ? "datasheet" : "fitted";
-    spec.warmup = 0;
-    spec.iterations = 1;
-    Job job(platform, spec);
-    engine->run();
-    const JobResult r = job.result();
+    const JobResult r = one_gpu_step(
+        [](std::size_t i) { return i < 4    ? "exact"
+                                   : i < 10 ? "datasheet"
+                                            : "fitted"; }, 1);
     REQUIRE(r.op_tiers.size() == 3);
     CHECK(r.op_tiers.at("exact").ops == 4);
     CHECK(r.op_tiers.at("exact").seconds == doctest::Approx(4e-3));
@@ -213,23 +224,8 @@ TEST_SUITE("unit") {
   // With gradient accumulation the op standing for micro-batches 1..K-1 repeats the step's ops:
   // it is no tier of its own, so the shares stay those of one micro-batch.
   TEST_CASE("op_costs with gradient accumulation counts one micro-batch's ops") {
-    auto engine = create_engine({NetworkMode::kIdeal});
-    testing::TestPlatformSpec ps;
-    ps.nodes = 1;
-    ps.gpus = 1;
-    testing::TestPlatform platform(ps);
-    JobSpec spec;
-    spec.nodes = {0};
-    spec.gpus_per_node = 1;
-    spec.program = testing::synthetic_program(4, 1e-3, 6, 2e-3, 1e6, 3e-3);
-    for (std::size_t i = 0; i < spec.program.ops.size(); ++i)
-      spec.program.ops[i].tier = i < 4 ? "exact" : "datasheet";
-    spec.program = accumulate_micro_batches(spec.program, 4);
-    spec.warmup = 0;
-    spec.iterations = 1;
-    Job job(platform, spec);
-    engine->run();
-    const JobResult r = job.result();
+    const JobResult r =
+        one_gpu_step([](std::size_t i) { return i < 4 ? "exact" : "datasheet"; }, 4);
     REQUIRE(r.op_tiers.size() == 2);
     CHECK(r.op_tiers.count("accumulation") == 0);
     CHECK(r.op_tiers.at("exact").ops == 4);
