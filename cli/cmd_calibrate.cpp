@@ -30,9 +30,8 @@ struct CalibrateOptions {
   std::string backend = "cpu";
   std::vector<std::string> models;
   std::vector<int> batches{32};
-  std::vector<int> tps{1};
-  std::vector<int> seq_lens{0};  // transformers: sequence lengths (0 = the model's default)  // LLM
-                                 // zoo models: tensor-parallel degrees whose shards are measured
+  std::vector<int> tps{1};  // LLM zoo models: tensor-parallel degrees whose shards are measured
+  std::vector<int> seq_lens{0};  // transformers: sequence lengths (0 = the model's default)
   std::vector<std::string> precisions{"fp32"};
   bool sweep = false;
   std::string sweep_size = "full";

@@ -421,7 +421,7 @@ JobResult Job::result() const {
       // The input copy is priced by the platform's link, not a cost model; the op standing for
       // micro-batches 1..K-1 of gradient accumulation repeats the ops counted here, so the
       // shares are those of one micro-batch's step.
-      if (op.tier.empty() || op.tier == "accumulation") continue;
+      if (op.tier.empty() || op.tier == kAccumulationTier) continue;
       JobResult::TierUse& u = r.op_tiers[op.tier];
       ++u.ops;
       u.seconds += op.duration_s;

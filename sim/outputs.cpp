@@ -10,6 +10,7 @@
 #include "common/atomic_file.hpp"
 #include "common/input_file.hpp"
 #include "common/version.hpp"
+#include "sim/scenario_runner.hpp"
 #include "sim/simgrid_info.hpp"
 
 namespace scalecast::sim {
@@ -69,7 +70,7 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
     for (const auto& [tier, use] : r.op_tiers) {
       tiers[tier] = {{"ops", use.ops}, {"seconds", use.seconds}};
       total += use.seconds;
-      if (tier != "datasheet") measured += use.seconds;
+      if (tier != tier_name(calibration::CostTier::kDatasheet)) measured += use.seconds;
     }
     j["op_costs"] = {{"tiers", tiers},
                      {"measured_time_share", total > 0.0 ? measured / total : 0.0}};

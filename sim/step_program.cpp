@@ -94,7 +94,7 @@ StepProgram accumulate_micro_batches(const StepProgram& p, int k) {
   earlier.name = "micro-batches 1-" + std::to_string(k - 1) + " of " + std::to_string(k);
   earlier.stream = Stream::kCompute;
   earlier.duration_s = (k - 1) * pass_s;
-  earlier.tier = "accumulation";
+  earlier.tier = kAccumulationTier;
   out.ops.push_back(std::move(earlier));
   for (const ProgramOp& op : p.ops) {
     ProgramOp shifted = op;

@@ -71,6 +71,9 @@ ComputeSchedule compute_schedule(const StepProgram& program);
 // input bytes per iteration grow by the factor. Memory and work stay those of one pass plus one
 // op, whatever K. 1 returns the program unchanged; below 1 throws std::invalid_argument.
 StepProgram accumulate_micro_batches(const StepProgram& program, int micro_batches);
+// The tier of that op: no cost-model tier of its own (it repeats the program's ops), so tier
+// accounting (JobResult::op_tiers) leaves it out.
+inline constexpr const char* kAccumulationTier = "accumulation";
 
 // Total time of all ops (all streams), the "communication free" iteration time when every op
 // is on the compute stream.
