@@ -231,16 +231,21 @@ std::vector<models::Op> llm_calibration_ops(const models::TransformerSpec& model
     for (const auto* segments : {&chunk.forward, &chunk.backward})
       for (const auto& seg : *segments) ops.insert(ops.end(), seg.ops.begin(), seg.ops.end());
     // The optimizer step's size is what a job's split leaves on a GPU (the chunk's parameters,
-    // / DP with ZeRO): the whole shard and every quarter of it down to 256 Ki elements give the
-    // memory-bound curve that prices any pipeline and ZeRO split.
-    for (const auto& opt : chunk.optimizer_ops)
-      for (double f = 1.0; f == 1.0 || static_cast<double>(opt.elements) * f >= 262144.0;
-           f /= 4.0) {
+    // / DP with ZeRO): every quarter of the whole shard down to 256 Ki elements, then the shard,
+    // give the memory-bound curve that prices any pipeline and ZeRO split. Smallest first: the
+    // whole shard of a large model (8.8 G elements for Llama 3 70B at TP 8) may not fit one
+    // device, and a kernel that fails ends the run after the sizes measured before it.
+    for (const auto& opt : chunk.optimizer_ops) {
+      std::vector<double> factors{1.0};
+      while (static_cast<double>(opt.elements) * factors.back() / 4.0 >= 262144.0)
+        factors.push_back(factors.back() / 4.0);
+      for (auto f = factors.rbegin(); f != factors.rend(); ++f) {
         models::Op o = opt;
-        o.elements = static_cast<std::int64_t>(static_cast<double>(opt.elements) * f + 0.5);
-        o.flops *= f, o.bytes_read *= f, o.bytes_written *= f;
+        o.elements = static_cast<std::int64_t>(static_cast<double>(opt.elements) * *f + 0.5);
+        o.flops *= *f, o.bytes_read *= *f, o.bytes_written *= *f;
         ops.push_back(std::move(o));
       }
+    }
   }
   return ops;
 }

@@ -31,7 +31,10 @@ std::vector<CalibrationJob> jobs_for_ops(const std::vector<models::Op>& ops,
 // tensor-parallel group of `tp` (sequence parallelism on when tp > 1, as Megatron-LM runs TP),
 // one pipeline rank holding every layer, so the embedding and the loss are in: every kernel shape
 // a job with this model, TP degree, micro-batch, sequence length (0 = the model's) and precision
-// prices, whatever its PP, CP, DP and recomputation. Communication is not a kernel here.
+// prices, whatever its PP, CP, DP and recomputation. The optimizer step comes at each quarter of
+// the shard's size down to 256 Ki elements, smallest first, then the whole shard (its size is
+// what the PP and ZeRO split leaves; the whole may not fit a device, so it is measured last).
+// Communication is not a kernel here.
 // std::invalid_argument when the split does not fit the model (TP must divide the heads).
 std::vector<models::Op> llm_calibration_ops(const models::TransformerSpec& model, int tp,
                                             std::int64_t micro_batch, std::int64_t seq_len,

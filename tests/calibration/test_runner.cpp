@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -190,6 +191,15 @@ TEST_SUITE("unit") {
     const auto jobs = jobs_for_ops(ops, "cpu-host");
     MESSAGE(ops.size() << " ops, " << jobs.size() << " distinct kernels");
     CHECK(jobs.size() < 64);  // one layer's shapes, the embedding, the loss and the optimizer
+    // The optimizer sizes rise to the whole shard, measured last (it may not fit a device).
+    std::vector<std::int64_t> opt_sizes;
+    for (const auto& op : ops)
+      if (op.op_class == m::OpClass::kOptimizer) opt_sizes.push_back(op.elements);
+    REQUIRE(opt_sizes.size() > 2);
+    CHECK(std::is_sorted(opt_sizes.begin(), opt_sizes.end()));
+    CHECK(opt_sizes.front() >= 262144);
+    CHECK(opt_sizes.back() > 4 * opt_sizes[opt_sizes.size() - 2] - 4);
+    CHECK(ops.back().op_class == m::OpClass::kOptimizer);
     ScriptedBackend backend;
     Database db;
     RunnerOptions o;
