@@ -248,7 +248,7 @@ OpCost CalibratedCostModel::key_time(const MeasurementKey& key_in, const platfor
     throw std::invalid_argument(
         "cost model: the GPU spec has no name (expected a catalog key such as \"v100-sxm2\")");
   MeasurementKey key = key_in;
-  key.device = gpu.name;
+  key.device = gpu.calibration_device();
   key.selection.clear();
   if (options_.require_measured_device) {
     const auto devs = devices();
@@ -294,7 +294,7 @@ OpCost CalibratedCostModel::op_time(const models::Op& op, const platforms::GpuSp
   if (gpu.name.empty())
     throw std::invalid_argument(
         "cost model: the GPU spec has no name (expected a catalog key such as \"v100-sxm2\")");
-  return key_time(key_for(op, gpu.name), gpu, op.bytes_read + op.bytes_written);
+  return key_time(key_for(op, gpu.calibration_device()), gpu, op.bytes_read + op.bytes_written);
 }
 
 }  // namespace scalecast::calibration

@@ -12,7 +12,8 @@ using common::Quantity;
 
 GpuSpec parse_gpu_spec(const std::string& key, const ConfigNode& node) {
   node.check_keys({"fp64", "fp32", "fp16", "tensor_fp16", "tensor_bf16", "tensor_tf32",
-                   "tensor_fp8", "memory", "memory_bandwidth", "nvlink", "host_link"});
+                   "tensor_fp8", "memory", "memory_bandwidth", "nvlink", "host_link",
+                   "calibration_key"});
   GpuSpec g;
   g.name = key;
   // Peaks: positive and below 1 EFLOP/s; an optional peak may be absent (0: no such units).
@@ -46,8 +47,37 @@ GpuSpec parse_gpu_spec(const std::string& key, const ConfigNode& node) {
   if (g.host_link != "memory" && !(host_link_bandwidth(g.host_link) > 0.0))
     host.fail(fmt::format("unknown host link '{}' (known: {}, memory)", g.host_link,
                           fmt::join(host_link_names(), ", ")));
+  if (auto ck = node.optional("calibration_key")) {
+    g.calibration_key = ck->as_string();
+    if (g.calibration_key.empty() || g.calibration_key == key)
+      ck->fail(
+          fmt::format("expected the key of another catalog GPU, got \"{}\"", g.calibration_key));
+  }
   return g;
 }
+
+namespace {
+
+// Why `g` may not take `source`'s kernel measurements: measured times carry over only between
+// parts whose every peak and memory bandwidth are equal (the same silicon at the same clocks).
+std::string calibration_mismatch(const GpuSpec& g, const GpuSpec& source) {
+  const std::pair<const char*, double GpuSpec::*> fields[] = {
+      {"fp64", &GpuSpec::fp64_flops},
+      {"fp32", &GpuSpec::fp32_flops},
+      {"fp16", &GpuSpec::fp16_flops},
+      {"tensor_fp16", &GpuSpec::tensor_fp16_flops},
+      {"tensor_bf16", &GpuSpec::tensor_bf16_flops},
+      {"tensor_tf32", &GpuSpec::tensor_tf32_flops},
+      {"tensor_fp8", &GpuSpec::tensor_fp8_flops},
+      {"memory_bandwidth", &GpuSpec::memory_bandwidth}};
+  for (const auto& [field, member] : fields)
+    if (g.*member != source.*member)
+      return fmt::format("{} is {:g} here and {:g} on {}", field, g.*member, source.*member,
+                         source.name);
+  return {};
+}
+
+}  // namespace
 
 GpuCatalog GpuCatalog::load_file(const std::string& path, const std::string& display_name) {
   GpuCatalog catalog;
@@ -59,6 +89,25 @@ GpuCatalog GpuCatalog::load_file(const std::string& path, const std::string& dis
 void GpuCatalog::add_entries(const ConfigNode& map) {
   if (!map.is_map()) map.fail("expected a map of GPU key -> GPU entry");
   for (const auto& [key, node] : map.entries()) specs_[key] = parse_gpu_spec(key, node);
+  // A calibration key names a catalog GPU (this map's or an earlier one's) that prices by its own
+  // measurements, with the same peaks and memory bandwidth.
+  for (const auto& [key, node] : map.entries()) {
+    const GpuSpec& g = specs_.at(key);
+    if (g.calibration_key.empty()) continue;
+    const ConfigNode at = node.required("calibration_key");
+    const auto source = specs_.find(g.calibration_key);
+    if (source == specs_.end())
+      at.fail(fmt::format("unknown GPU \"{}\" (expected a catalog key: {})", g.calibration_key,
+                          fmt::join(keys(), ", ")));
+    if (!source->second.calibration_key.empty())
+      at.fail(fmt::format("\"{}\" takes its measurements from \"{}\"; name that GPU instead",
+                          g.calibration_key, source->second.calibration_key));
+    if (const std::string why = calibration_mismatch(g, source->second); !why.empty())
+      at.fail(fmt::format(
+          "expected a GPU of the same peaks and memory bandwidth (measured kernel times carry "
+          "over only between parts of the same silicon and clocks): {}",
+          why));
+  }
 }
 
 const GpuSpec& GpuCatalog::at(const std::string& key) const {

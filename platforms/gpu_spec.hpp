@@ -26,6 +26,14 @@ struct GpuSpec {
   int nvlink_links = 0;
   double nvlink_link_bandwidth = 0.0;  // bytes/s per link per direction
   std::string host_link;               // e.g. "pcie3x16", "nvlink2"
+  // The catalog key whose kernel measurements price this GPU: a part of the same silicon, clocks
+  // and memory bandwidth (e.g. the 32 GB V100 SXM2 uses the 16 GB part's data). Empty: its own.
+  std::string calibration_key;
+
+  // The device name its kernels are looked up under in a calibration database.
+  const std::string& calibration_device() const {
+    return calibration_key.empty() ? name : calibration_key;
+  }
 
   // Peak FLOP/s for an op computing in `dtype`, on tensor cores if `tensor_core` and the GPU has
   // them for that dtype; falls back to the non-tensor rate (0 when the GPU lacks the dtype).

@@ -148,6 +148,8 @@ const std::vector<SchemaField>& gpu_catalog_schema() {
       {"gpus.KEY.nvlink.links", "count", "0", "NVLink links per GPU"},
       {"gpus.KEY.nvlink.link_bandwidth", "bandwidth", "0", "one link, one direction"},
       {"gpus.KEY.host_link", "text", "required", "host interface, e.g. pcie3x16, nvlink2"},
+      {"gpus.KEY.calibration_key", "text", "the entry's own key",
+       "catalog GPU of the same peaks and memory bandwidth whose kernel measurements price it"},
   };
   return fields;
 }

@@ -241,6 +241,17 @@ TEST_SUITE("unit") {
     CHECK_THROWS_WITH(CalibratedCostModel(db, strict).op_time(gemm_op(64, 64, 64), gpu),
                       "cost model: no measurements for device 'a100-sxm4-40gb' in the calibration "
                       "database (measured: v100-sxm2)");
+    // A part priced by another's measurements (platforms/gpus.yaml calibration_key) gets the
+    // same tier and time, and counts as measured for the strict option.
+    auto big = t::v100();
+    big.name = "v100-sxm2-32gb";
+    CHECK(CalibratedCostModel(db).op_time(gemm_op(64, 64, 64), big).tier == CostTier::kDatasheet);
+    big.calibration_key = "v100-sxm2";
+    const OpCost same = CalibratedCostModel(db, strict).op_time(gemm_op(64, 64, 64), big);
+    const OpCost own = CalibratedCostModel(db).op_time(gemm_op(64, 64, 64), t::v100());
+    CHECK(same.tier == own.tier);
+    CHECK(same.tier != CostTier::kDatasheet);
+    CHECK(same.time_s == own.time_s);
     gpu.name = "";
     CHECK_THROWS_WITH(CalibratedCostModel(db).op_time(gemm_op(64, 64, 64), gpu),
                       "cost model: the GPU spec has no name (expected a catalog key such as "

@@ -38,6 +38,9 @@ TEST_SUITE("unit") {
     CHECK(v100.fp32_flops == doctest::Approx(15.7e12));
     CHECK(v100.tensor_fp16_flops == doctest::Approx(125e12));
     CHECK(v100.memory_bandwidth == doctest::Approx(900e9));
+    // The 32 GB part is the same silicon at the same clocks: priced by the 16 GB part's data.
+    CHECK(v100.calibration_device() == "v100-sxm2");
+    CHECK(catalog.at("v100-sxm2-32gb").calibration_device() == "v100-sxm2");
     const GpuSpec& h100 = catalog.at("h100-sxm5");
     CHECK(h100.tensor_fp8_flops == doctest::Approx(1978.9e12));
     CHECK(h100.nvlink_links * h100.nvlink_link_bandwidth == doctest::Approx(450e9));

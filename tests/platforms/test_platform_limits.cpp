@@ -135,6 +135,32 @@ TEST_SUITE("unit") {
           std::string::npos);
     CHECK(host_link_bandwidth("infinity-fabric") == 36e9);
   }
+
+  TEST_CASE("a calibration key must name a catalog GPU of the same peaks") {
+    const auto with = [](const std::string& entry) {
+      return error_of(mutate("node_types:\n", "gpus:\n  myg: {" + entry +
+                                                  "fp64: 7.8TFLOPS, fp32: 15.7TFLOPS, "
+                                                  "fp16: 31.4TFLOPS, tensor_fp16: 125TFLOPS, "
+                                                  "memory: 32GB, memory_bandwidth: 900GBps, "
+                                                  "host_link: pcie3x16}\nnode_types:\n"));
+    };
+    // The V100 SXM2's figures with twice the memory: its measurements carry over.
+    CHECK(with("calibration_key: v100-sxm2, ") == "(no error)");
+    CHECK(with("calibration_key: v100-sxm3, ")
+              .find("gpus.myg.calibration_key: unknown GPU "
+                    "\"v100-sxm3\" (expected a catalog key: ") != std::string::npos);
+    CHECK(with("calibration_key: myg, ").find("expected the key of another catalog GPU") !=
+          std::string::npos);
+    // The 32 GB part takes the 16 GB part's data: a chain is refused, naming its end.
+    CHECK(with("calibration_key: v100-sxm2-32gb, ")
+              .find("\"v100-sxm2-32gb\" takes its measurements from \"v100-sxm2\"") !=
+          std::string::npos);
+    // Another GPU's clocks: refused, naming the first figure that differs.
+    CHECK(with("calibration_key: a100-sxm4-40gb, ")
+              .find("expected a GPU of the same peaks and memory bandwidth (measured kernel times "
+                    "carry over only between parts of the same silicon and clocks): fp64 is "
+                    "7.8e+12 here and 9.7e+12 on a100-sxm4-40gb") != std::string::npos);
+  }
 }
 
 }  // namespace
