@@ -232,9 +232,10 @@ std::vector<models::Op> llm_calibration_ops(const models::TransformerSpec& model
       for (const auto& seg : *segments) ops.insert(ops.end(), seg.ops.begin(), seg.ops.end());
     // The optimizer step's size is what a job's split leaves on a GPU (the chunk's parameters,
     // / DP with ZeRO): every quarter of the whole shard down to 256 Ki elements, then the shard,
-    // give the memory-bound curve that prices any pipeline and ZeRO split. Smallest first: the
-    // whole shard of a large model (8.8 G elements for Llama 3 70B at TP 8) may not fit one
-    // device, and a kernel that fails ends the run after the sizes measured before it.
+    // give the memory-bound curve that prices any pipeline and ZeRO split. The backends time a
+    // shard larger than one buffer set (8.8 G elements for Llama 3 70B at TP 8) over reused
+    // pieces (kernels::element_pieces); smallest first all the same, so that a kernel that
+    // fails (a device too small even for the pieces) ends the run after the sizes before it.
     for (const auto& opt : chunk.optimizer_ops) {
       std::vector<double> factors{1.0};
       while (static_cast<double>(opt.elements) * factors.back() / 4.0 >= 262144.0)

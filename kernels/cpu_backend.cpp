@@ -56,7 +56,11 @@ double thread_cpu_time_s() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-CpuBackend::CpuBackend(const TimingOptions& timing) : timing_(timing) {
+CpuBackend::CpuBackend(const TimingOptions& timing, std::int64_t elementwise_piece)
+    : timing_(timing), elementwise_piece_(elementwise_piece) {
+  if (elementwise_piece_ <= 0)
+    throw std::invalid_argument(
+        fmt::format("cpu: elementwise piece must be > 0 elements, got {}", elementwise_piece_));
   // One thread's CPU clock sees only that thread's work: a kernel spread over several threads
   // would read too short.
   if (timing_.cpu_thread_clock && Eigen::nbThreads() != 1)
@@ -151,9 +155,24 @@ std::vector<KernelResult> CpuBackend::measure(const KernelRequest& r) {
       return {time(call, "im2col+eigen-gemm")};
     }
     case KernelKind::kElementwise: {
-      Vec x = Vec::Random(checked_elements(r)), dy = Vec::Random(r.elements), y(r.elements);
-      if (!r.backward) return {time([&] { y = x.cwiseMax(0.0f); }, "eigen-relu")};
-      return {time([&] { y = (x.array() > 0.0f).select(dy, 0.0f); }, "eigen-relu-bwd")};
+      // Above elementwise_piece_ elements the buffers are one piece's, reused (element_pieces).
+      const ElementPieces pieces = element_pieces(checked_elements(r), elementwise_piece_);
+      Vec x = Vec::Random(pieces.piece), dy = Vec::Random(pieces.piece), y(pieces.piece);
+      const auto over_pieces = [&](auto&& one) {
+        return [&pieces, one] {
+          for (std::int64_t i = 0; i < pieces.full; ++i) one(pieces.piece);
+          if (pieces.tail > 0) one(pieces.tail);
+        };
+      };
+      const std::string suffix =
+          pieces.calls() > 1 ? fmt::format(" ({} pieces)", pieces.calls()) : std::string();
+      if (!r.backward)
+        return {time(over_pieces([&](std::int64_t n) { y.head(n) = x.head(n).cwiseMax(0.0f); }),
+                     "eigen-relu" + suffix)};
+      return {time(over_pieces([&](std::int64_t n) {
+                     y.head(n) = (x.head(n).array() > 0.0f).select(dy.head(n), 0.0f);
+                   }),
+                   "eigen-relu-bwd" + suffix)};
     }
     case KernelKind::kNormalization: {
       // Batch-norm training over a C × (elements/C) view: per-channel mean and variance, then

@@ -12,10 +12,16 @@ namespace scalecast::kernels {
 // This thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): the clock of `cpu_thread_clock`.
 double thread_cpu_time_s();
 
+// Elementwise requests above this many elements reuse buffers of this size (element_pieces):
+// 512 MiB per fp32 vector, three of them, far above any CPU cache.
+inline constexpr std::int64_t kCpuElementwisePiece = std::int64_t{1} << 27;
+
 class CpuBackend : public KernelBackend {
  public:
-  // Throws std::invalid_argument for `cpu_thread_clock` with Eigen running several threads.
-  explicit CpuBackend(const TimingOptions& timing);
+  // Throws std::invalid_argument for `cpu_thread_clock` with Eigen running several threads, or
+  // for elementwise_piece <= 0.
+  explicit CpuBackend(const TimingOptions& timing,
+                      std::int64_t elementwise_piece = kCpuElementwisePiece);
   DeviceInfo device_info() const override;
   std::string unsupported_reason(const KernelRequest& request) const override;
   std::vector<KernelResult> measure(const KernelRequest& request) override;
@@ -24,6 +30,7 @@ class CpuBackend : public KernelBackend {
   KernelResult time(const std::function<void()>& call, std::string algorithm,
                     bool wall_clock = false);
   TimingOptions timing_;
+  std::int64_t elementwise_piece_;
 };
 
 }  // namespace scalecast::kernels

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "kernels/cuda_support.hpp"
 
@@ -113,34 +114,56 @@ std::vector<KernelResult> CudaBackend::memory_bound(const KernelRequest& r) {
     cudnnDestroyPoolingDescriptor(pool);
     return {res};
   }
-  const int channels = static_cast<int>(std::max<std::int64_t>(r.channels, 1));
-  const int spatial = as_int(std::max<std::int64_t>(r.elements / channels, 1), "elements/channels");
-  // Activation and batch-norm: 1 × C × (E/C) × 1; softmax: rows × classes as N × C × 1 × 1.
-  const bool softmax = r.kind == KernelKind::kSoftmax;
-  Tensor t(dt, softmax ? spatial : 1, channels, softmax ? 1 : spatial, 1);
-  const std::size_t bytes = static_cast<std::size_t>(channels) * spatial * eb;
-  DeviceBuffer x(bytes), y(bytes), dy(bytes), dx(bytes);
   if (r.kind == KernelKind::kElementwise) {
+    // cuDNN tensors hold fewer than 2^31 elements: a larger request (an LLM's whole optimizer
+    // shard) is timed as consecutive calls over pieces of one reused buffer set
+    // (element_pieces); a single piece keeps the 1 × C × (E/C) × 1 shape.
+    const ElementPieces pieces = element_pieces(r.elements, kCudaElementwisePiece);
+    const bool split = pieces.calls() > 1;
+    const int channels = split ? 1 : static_cast<int>(std::max<std::int64_t>(r.channels, 1));
+    const int spatial =
+        split ? static_cast<int>(pieces.piece)
+              : as_int(std::max<std::int64_t>(r.elements / channels, 1), "elements/channels");
+    Tensor t(dt, 1, channels, spatial, 1);
+    std::optional<Tensor> tail;
+    if (split && pieces.tail > 0) tail.emplace(dt, 1, 1, static_cast<int>(pieces.tail), 1);
+    const std::size_t bytes = static_cast<std::size_t>(channels) * spatial * eb;
+    DeviceBuffer x(bytes), y(bytes), dy(bytes), dx(bytes);
     cudnnActivationDescriptor_t act = nullptr;
     check(cudnnCreateActivationDescriptor(&act), "cudnnCreateActivationDescriptor");
     check(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
           "cudnnSetActivationDescriptor");
-    if (!r.backward)
-      call = [&] {
-        check(cudnnActivationForward(cudnn_, act, &one, t.d, x.get(), &zero, t.d, y.get()),
+    const auto one_call = [&](cudnnTensorDescriptor_t d) {
+      if (!r.backward)
+        check(cudnnActivationForward(cudnn_, act, &one, d, x.get(), &zero, d, y.get()),
               "cudnnActivationForward");
-      };
-    else
-      call = [&] {
-        check(cudnnActivationBackward(cudnn_, act, &one, t.d, y.get(), t.d, dy.get(), t.d, x.get(),
-                                      &zero, t.d, dx.get()),
+      else
+        check(cudnnActivationBackward(cudnn_, act, &one, d, y.get(), d, dy.get(), d, x.get(), &zero,
+                                      d, dx.get()),
               "cudnnActivationBackward");
-      };
+    };
+    call = [&] {
+      for (std::int64_t i = 0; i < pieces.full; ++i) one_call(t.d);
+      if (tail) one_call(tail->d);
+    };
     res.algorithm = r.backward ? "cudnnActivationBackward(relu)" : "cudnnActivationForward(relu)";
-    res.timing = time(call);
+    if (split) res.algorithm += fmt::format(" ({} pieces)", pieces.calls());
+    try {
+      res.timing = time(call);
+    } catch (...) {
+      cudnnDestroyActivationDescriptor(act);
+      throw;
+    }
     cudnnDestroyActivationDescriptor(act);
     return {res};
   }
+  const int channels = static_cast<int>(std::max<std::int64_t>(r.channels, 1));
+  const int spatial = as_int(std::max<std::int64_t>(r.elements / channels, 1), "elements/channels");
+  // Batch-norm: 1 × C × (E/C) × 1; softmax: rows × classes as N × C × 1 × 1.
+  const bool softmax = r.kind == KernelKind::kSoftmax;
+  Tensor t(dt, softmax ? spatial : 1, channels, softmax ? 1 : spatial, 1);
+  const std::size_t bytes = static_cast<std::size_t>(channels) * spatial * eb;
+  DeviceBuffer x(bytes), y(bytes), dy(bytes), dx(bytes);
   if (softmax) {
     if (!r.backward)
       call = [&] {

@@ -13,6 +13,11 @@
 
 namespace scalecast::kernels {
 
+// cuDNN tensors hold fewer than 2^31 elements (int dims and strides): elementwise requests above
+// this many elements are timed over pieces of this size (element_pieces in kernel_request.hpp),
+// 2 GiB of fp16 per buffer, four buffers.
+inline constexpr std::int64_t kCudaElementwisePiece = std::int64_t{1} << 30;
+
 struct CudnnConvParams {
   // 4-D descriptors in the order cuDNN's Nd setters take them (N, C, H, W), with strides of the
   // chosen layout; filter dims are (K, C/groups, R, S).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace scalecast::kernels {
@@ -89,6 +90,17 @@ std::int64_t output_extent(std::int64_t in, std::int64_t pad, std::int64_t filte
 }
 
 }  // namespace
+
+ElementPieces element_pieces(std::int64_t elements, std::int64_t max_piece) {
+  if (elements <= 0 || max_piece <= 0)
+    throw std::invalid_argument(fmt::format(
+        "element_pieces: elements ({}) and max_piece ({}) must be > 0", elements, max_piece));
+  ElementPieces p;
+  p.piece = std::min(elements, max_piece);
+  p.full = elements / p.piece;
+  p.tail = elements % p.piece;
+  return p;
+}
 
 std::int64_t conv_output_h(const ConvParams& p) {
   return output_extent(p.h, p.pad_h, p.r, p.stride_h, p.dilation_h, "height");

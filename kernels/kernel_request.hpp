@@ -100,6 +100,20 @@ std::int64_t conv_output_w(const ConvParams& p);
 double conv_flops(const ConvParams& p);
 double gemm_flops(const GemmParams& g);
 
+// An elementwise kernel over more elements than one buffer set should hold (the whole optimizer
+// shard of a large model: 8.8 G elements for Llama 3 70B at TP 8) is timed as consecutive calls
+// over pieces of one reused set of buffers: `full` pieces of `piece` elements, then one of `tail`
+// (0: none). Each piece is far larger than any cache at the caps the backends use, so the calls
+// stream memory as the one large kernel would. elements <= max_piece: one piece, tail 0.
+struct ElementPieces {
+  std::int64_t piece = 0;
+  std::int64_t full = 0;
+  std::int64_t tail = 0;
+  std::int64_t calls() const { return full + (tail > 0 ? 1 : 0); }
+};
+// Throws std::invalid_argument unless elements > 0 and max_piece > 0.
+ElementPieces element_pieces(std::int64_t elements, std::int64_t max_piece);
+
 // A short human signature, e.g. "conv fwd fp32 n8 c64 h56 w56 k64 r3 s3 pad1x1 str1x1".
 std::string describe(const KernelRequest& r);
 

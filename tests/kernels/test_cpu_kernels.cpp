@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu_affinity.hpp"
@@ -222,5 +224,35 @@ TEST_SUITE("unit") {
     CHECK_THROWS_WITH(cpu->measure(half),
                       "cpu: cannot measure gemm fp16 m64 n48 k32 TN b2: the cpu backend measures "
                       "fp32 only (asked for fp16)");
+  }
+
+  TEST_CASE("an elementwise kernel larger than one buffer set is timed over reused pieces") {
+    // The pieces cover the elements exactly: full pieces, then the remainder.
+    for (const auto& [elements, cap] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {1, 1}, {2500, 1000}, {3000, 1000}, {999, 1000}, {8'800'000'000, 1 << 27}}) {
+      const ElementPieces p = element_pieces(elements, cap);
+      CHECK(p.piece == std::min(elements, cap));
+      CHECK(p.full * p.piece + p.tail == elements);
+      CHECK(p.tail < p.piece);
+      CHECK(p.calls() == (elements + cap - 1) / cap);
+    }
+    CHECK_THROWS_AS(element_pieces(0, 10), std::invalid_argument);
+    CHECK_THROWS_AS(element_pieces(10, 0), std::invalid_argument);
+    CHECK_THROWS_AS(CpuBackend(TimingOptions{}, 0), std::invalid_argument);
+
+    TimingOptions o;
+    o.min_sample_s = 2e-4;
+    o.max_total_s = 0.05;
+    CpuBackend cpu(o, 1000);
+    KernelRequest e;
+    e.kind = KernelKind::kElementwise;
+    e.elements = 2500;
+    const auto pieces = cpu.measure(e).at(0);
+    CHECK(pieces.algorithm == "eigen-relu (3 pieces)");
+    CHECK(pieces.timing.median_s > 0);
+    e.backward = true;
+    CHECK(cpu.measure(e).at(0).algorithm == "eigen-relu-bwd (3 pieces)");
+    e.elements = 1000;
+    CHECK(cpu.measure(e).at(0).algorithm == "eigen-relu-bwd");
   }
 }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda_params.hpp"
 #include "kernels/kernel_backend.hpp"
 
 using namespace scalecast::kernels;
@@ -71,6 +72,19 @@ TEST_SUITE("gpu") {
       one(e);
       e.backward = true;
       if (kind != KernelKind::kSoftmax) one(e);
+    }
+    {
+      // Above cuDNN's 2^31 elements per tensor: timed over reused pieces, and a piece and a
+      // half cost about one and a half pieces (streaming memory, far above the L2 cache).
+      KernelRequest big;
+      big.kind = KernelKind::kElementwise;
+      big.dtype = scalecast::common::DType::kFp16;
+      big.elements = kCudaElementwisePiece;
+      const double piece = one(big).timing.median_s;
+      big.elements = 3 * kCudaElementwisePiece + kCudaElementwisePiece / 2;
+      const KernelResult r = one(big);
+      CHECK(r.algorithm == "cudnnActivationForward(relu) (4 pieces)");
+      CHECK(r.timing.median_s == doctest::Approx(3.5 * piece).epsilon(0.15));
     }
     KernelRequest pool;
     pool.kind = KernelKind::kPooling;

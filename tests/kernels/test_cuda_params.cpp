@@ -100,4 +100,13 @@ TEST_SUITE("unit") {
     CHECK(nccl_version_string(22809) == "2.28.9");
     CHECK(nccl_version_string(2708) == "2.7.8");
   }
+
+  TEST_CASE("an elementwise piece fits one cuDNN tensor") {
+    CHECK(kCudaElementwisePiece < (std::int64_t{1} << 31));
+    // The whole TP shard of Llama 3 70B at TP 8 (8.8 G elements) in pieces that each fit.
+    const ElementPieces p = element_pieces(8'800'000'000, kCudaElementwisePiece);
+    CHECK(p.calls() == 9);
+    CHECK(p.piece == kCudaElementwisePiece);
+    CHECK(p.full * p.piece + p.tail == 8'800'000'000);
+  }
 }
