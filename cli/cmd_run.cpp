@@ -167,8 +167,10 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("scenario", opts->scenario, "Scenario YAML file (see scenarios/README.md)")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("--set", opts->overrides,
-                  "Override a scenario key, e.g. --set nodes=4608 --set allreduce.algorithm=ring")
+  sub->add_option(
+         "--set", opts->overrides,
+         "Override a scenario key, e.g. --set nodes=4608 --set allreduce.algorithm=ring --set "
+         "jobs.1.nodes=32 (a number indexes a list)")
       ->take_all();
   sub->add_option("-o,--out", opts->out_dir,
                   "Write summary.json, iterations.csv, ops.csv, trace.json and the resolved "

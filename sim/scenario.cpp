@@ -55,8 +55,12 @@ std::string override_name(const std::string& key, const std::string& value) {
 }
 
 // The value is YAML (a number, a list [1, 2], a map {a: 1}); a malformed one ("[1,2") is an
-// error naming the override, not a string.
-void apply_override(YAML::Node root, const std::string& key, const std::string& value) {
+// error naming the override, not a string. A part of the key path that meets a list is an index
+// into it (--set jobs.1.nodes=32); missing map keys are created. An index outside the list, or a
+// path through a plain value, is an error naming the override: replacing a list or a value by a
+// map would make the file's own key look wrong. Returns the key as error paths spell it
+// ("jobs[1].nodes").
+std::string apply_override(YAML::Node root, const std::string& key, const std::string& value) {
   YAML::Node parsed;
   try {
     parsed = YAML::Load(value);
@@ -71,14 +75,47 @@ void apply_override(YAML::Node root, const std::string& key, const std::string& 
   for (std::size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
     parts.push_back(key.substr(start, dot - start));
   parts.push_back(key.substr(start));
+  std::string path;  // the parts walked so far, as error paths spell them
+  const auto fail = [&](const std::string& message) {
+    throw ConfigError(override_name(key, value), 0, 0, path.empty() ? key : path, message);
+  };
   // yaml-cpp nodes are handles: walk by reset() so assignment edits the tree, not a copy.
   YAML::Node cur = root;
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (!cur[parts[i]] || !cur[parts[i]].IsMap()) cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
-    YAML::Node next = cur[parts[i]];
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const bool last = i + 1 == parts.size();
+    if (cur.IsSequence()) {
+      const bool digits = part.find_first_not_of("0123456789") == std::string::npos;
+      const std::size_t n = cur.size();
+      std::size_t index = n;
+      if (digits && part.size() <= 9) index = static_cast<std::size_t>(std::stoul(part));
+      if (index >= n)
+        fail(n == 0
+                 ? fmt::format("is an empty list: there is no item \"{}\" in it", part)
+                 : fmt::format("is a list of {} item{}: expected an index from 0 to {}, got \"{}\"",
+                               n, n == 1 ? "" : "s", n - 1, part));
+      path += fmt::format("[{}]", index);
+      if (last) {
+        cur[index] = parsed;
+        break;
+      }
+      YAML::Node next = cur[index];
+      cur.reset(next);
+      continue;
+    }
+    if (!cur.IsMap() && !cur.IsNull())
+      fail(fmt::format("is a value ({}), not a map or a list: there is no \"{}\" inside it",
+                       cur.IsScalar() ? cur.Scalar() : std::string("?"), part));
+    path += path.empty() ? part : "." + part;
+    if (last) {
+      cur[part] = parsed;
+      break;
+    }
+    if (!cur[part]) cur[part] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node next = cur[part];
     cur.reset(next);
   }
-  cur[parts.back()] = parsed;
+  return path;
 }
 
 // Physical limits of the scenario's quantities, so that products (batch x sample size, bytes per
@@ -437,15 +474,17 @@ bool under(const std::string& path, const std::string& key) {
 
 Scenario load_with(ConfigNode root, const std::string& source,
                    const std::vector<std::pair<std::string, std::string>>& overrides) {
-  for (const auto& [k, v] : overrides) apply_override(root.raw(), k, v);
+  std::vector<std::string> paths;  // each override's key as error paths spell it
+  for (const auto& [k, v] : overrides) paths.push_back(apply_override(root.raw(), k, v));
   try {
     if (root.is_map() && root.has("jobs")) return load_multi_job(root, source);
     return load_scenario_node(root, source);
   } catch (const ConfigError& e) {
     if (e.file() != root.file()) throw;  // from a platform or model file
-    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
-      if (under(e.key_path(), it->first))
-        throw ConfigError(override_name(it->first, it->second), 0, 0, e.key_path(), e.message());
+    for (std::size_t i = overrides.size(); i-- > 0;) {
+      if (under(e.key_path(), paths[i]))
+        throw ConfigError(override_name(overrides[i].first, overrides[i].second), 0, 0,
+                          e.key_path(), e.message());
     }
     throw;
   }

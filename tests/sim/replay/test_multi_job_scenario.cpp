@@ -51,6 +51,32 @@ std::vector<std::vector<int>> lists(const Scenario& s) {
 }  // namespace
 
 TEST_SUITE("unit") {
+  TEST_CASE("jobs: --set reaches one job by its index, and an error names the override") {
+    const std::string text = kHead + R"(jobs:
+  - {name: a, nodes: 2}
+  - {name: b, nodes: 2, start: 1ms}
+)";
+    const Scenario s = load_scenario_text(text, "in.yaml", parse_overrides({"jobs.1.start=5ms"}));
+    REQUIRE(s.multi);
+    CHECK(s.multi->jobs.at(1).start_s == doctest::Approx(5e-3));
+    CHECK(s.multi->jobs.at(0).start_s == 0.0);
+    const auto set_error = [&](const std::string& set) {
+      try {
+        load_scenario_text(text, "in.yaml", parse_overrides({set}));
+      } catch (const ConfigError& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    // Before, `jobs` became a map and the error was "in.yaml:6:1: error: jobs: expected a list".
+    CHECK(set_error("jobs.0.start=-1ms") ==
+          "--set jobs.0.start=-1ms: error: jobs[0].start: expected a non-negative time, got "
+          "\"-1ms\"");
+    CHECK(set_error("jobs.2.nodes=1") ==
+          "--set jobs.2.nodes=1: error: jobs: is a list of 2 items: expected an index from 0 to "
+          "1, got \"2\"");
+  }
+
   TEST_CASE("jobs: packed, spread and random placement give disjoint node lists") {
     const std::string jobs = R"(jobs:
   - {name: a, nodes: 3}

@@ -128,6 +128,33 @@ TEST_SUITE("unit") {
           "in.yaml:5:9: error: warmup: expected a whole number from 0 to 1,000,000, got \"x\"");
   }
 
+  TEST_CASE("--set indexes into lists and refuses paths through lists and values it cannot take") {
+    // A number after a list is an index: the item changes, the list stays a list.
+    const Scenario s = load_scenario_text(kBase, "in.yaml", parse_overrides({"nodes.1=8"}));
+    CHECK(s.nodes == std::vector<int>{1, 8});
+    CHECK(set_error("nodes.2=8") ==
+          "--set nodes.2=8: error: nodes: is a list of 2 items: expected an index from 0 to 1, "
+          "got \"2\"");
+    CHECK(set_error("nodes.first=8") ==
+          "--set nodes.first=8: error: nodes: is a list of 2 items: expected an index from 0 to 1, "
+          "got \"first\"");
+    // Before, the list became a map and the error blamed the file's own `nodes:` line.
+    CHECK(set_error("nodes.0.x=8") ==
+          "--set nodes.0.x=8: error: nodes[0]: is a value (1), not a map or a list: there is no "
+          "\"x\" inside it");
+    CHECK(set_error("model.depth=50") ==
+          "--set model.depth=50: error: model: is a value (resnet50), not a map or a list: there "
+          "is no \"depth\" inside it");
+    CHECK(error_of(std::string(kBase) + "trace_nodes: []\n", {"trace_nodes.0=1"}) ==
+          "--set trace_nodes.0=1: error: trace_nodes: is an empty list: there is no item \"0\" "
+          "in it");
+    // New map keys are still created, and an error in a listed item names the override.
+    CHECK(error_of(kBase, {"allreduce.cycle_time=1ms"}) == "no error");
+    CHECK(set_error("nodes.1=0") ==
+          "--set nodes.1=0: error: nodes[1]: expected at least 1 (a whole number from 1 to "
+          "1,000,000), got 0");
+  }
+
   TEST_CASE("a model that does not fit the GPU's memory is an error saying by how much") {
     const std::string e = error_of(
         "platform: dgx1-v100\nmodel: gpt2_xl\nprecision: fp32\nbatch_per_gpu: 32\nnodes: 1\n");
