@@ -50,6 +50,10 @@ constexpr int kMaxCount = 1'000'000;
 constexpr double kMaxStart_s = 1e6;  // 11.6 days of simulated time
 constexpr double kMaxRequestBytes = 64.0 * 1073741824.0;
 constexpr double kMaxReadRate_Bps = 1e15;  // 1 PB/s, above any file system
+// At least one byte per second and per request: a reader is paced by request / rate, and a rate
+// of 4.9e-324 B/s made the pace infinite, after which the reader read unpaced.
+constexpr double kMinReadRate_Bps = 1.0;
+constexpr double kMinRequestBytes = 1.0;
 
 // Top-level keys of the single-job form that stay the file's own: the machine and the policy.
 const std::set<std::string> kMachineKeys = {"name",      "platform", "cluster", "network",
@@ -312,9 +316,10 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
       if (!machine.pfs.present)
         e.fail("platform " + machine.name + " has no parallel file system (storage.pfs) to read");
       job.read_rate_Bps =
-          e.required("read_rate").as_quantity_in(Quantity::kBandwidth, 0.0, kMaxReadRate_Bps, true);
-      job.request_bytes = e.quantity_in_or("request_size", Quantity::kSize, 0.0, kMaxRequestBytes,
-                                           job.request_bytes, true);
+          e.required("read_rate")
+              .as_quantity_in(Quantity::kBandwidth, kMinReadRate_Bps, kMaxReadRate_Bps);
+      job.request_bytes = e.quantity_in_or("request_size", Quantity::kSize, kMinRequestBytes,
+                                           kMaxRequestBytes, job.request_bytes);
       if (auto v = e.optional("duration"))
         job.duration_s = v->as_quantity_in(Quantity::kTime, 0.0, kMaxStart_s, true);
     }

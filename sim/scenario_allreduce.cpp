@@ -22,6 +22,9 @@ namespace {
 
 constexpr double kMaxFusionBytes = 64.0 * 1073741824.0;  // 64 GiB, above any GPU's memory
 constexpr double kMaxCycleTime_s = 1.0;                  // Horovod's default cycle is 1-5 ms
+// The shortest cycle: a coordinator thread does not poll faster than this, and a step of
+// seconds then has at most ~1e6 ticks (a 4.9e-324 s cycle made the tick arithmetic infinite).
+constexpr double kMinCycleTime_s = 1e-6;
 
 // `collnet: true` is a request to NCCL's tuning model for the fabric's in-network reduction:
 // with another library, without the tuner, or on a fabric without SHARP it would change
@@ -80,6 +83,11 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   if (auto v = a.optional("cycle_time")) {
     // 0 = static buckets; a cycle is a period of the coordinator, far below a step.
     c.cycle_time_s = v->as_quantity_in(Quantity::kTime, 0.0, kMaxCycleTime_s);
+    if (c.cycle_time_s > 0.0 && c.cycle_time_s < kMinCycleTime_s)
+      v->fail(
+          fmt::format("expected 0 (no cycle: static buckets) or a cycle of at least 1 us, got "
+                      "\"{}\"",
+                      v->as_string()));
     if (c.cycle_time_s > 0.0 && c.bucketing != Bucketing::kFusion)
       v->fail("expected 0 with bucketing " + std::string(to_string(c.bucketing)) +
               " (Horovod's cycle applies to bucketing: fusion)");

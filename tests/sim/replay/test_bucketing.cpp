@@ -256,6 +256,17 @@ TEST_SUITE("unit") {
     INFO(cycle);
     CHECK(cycle.find("b.yaml:6:15: error: allreduce.cycle_time: expected 0 with bucketing ddp") !=
           std::string::npos);
+    // A cycle below 1 us is refused: 4.9e-324 s made the tick arithmetic infinite and SimGrid
+    // abort ("duration is not finite"), found by the CLI fuzz test with seed 20261205.
+    for (const char* tiny : {"4.9e-324s", "0.5us"}) {
+      const std::string t =
+          error_of(kBase + "allreduce:\n  bucketing: fusion\n  cycle_time: " + tiny + "\n");
+      INFO(t);
+      CHECK(t.find("allreduce.cycle_time: expected 0 (no cycle: static buckets) or a cycle of at "
+                   "least 1 us, got \"" +
+                   std::string(tiny) + "\"") != std::string::npos);
+    }
+    CHECK(error_of(kBase + "allreduce:\n  bucketing: fusion\n  cycle_time: 1us\n") == "no error");
     const std::string packs = error_of(kBase + "allreduce:\n  bucketing: packs\n  packs: 0\n");
     INFO(packs);
     CHECK(packs.find(

@@ -170,6 +170,16 @@ jobs:
               .find("jobs[1].name: expected a name no other job has") != std::string::npos);
     CHECK(error_of(kHead + "jobs:\n  - {name: r, kind: io, nodes: 1, read_rate: 1GBps}\n")
               .find("expected at least one training job") != std::string::npos);
+    // An I/O job reads at least a byte per second and per request: a 4.9e-324 B/s rate made the
+    // pace infinite and the reader read unpaced ("read 0.04 of 0.00 GB/s asked").
+    const std::string mix = "jobs:\n  - {name: a, nodes: 1}\n  - {name: r, kind: io, nodes: 1, ";
+    const std::string summit = "name: mix\nplatform: summit\nmodel: resnet50\n";
+    CHECK(error_of(summit + mix + "read_rate: 4.9e-324Bps}\n")
+              .find("jobs[1].read_rate: expected a bandwidth of at least 1 B/s") !=
+          std::string::npos);
+    CHECK(error_of(summit + mix + "read_rate: 1GBps, request_size: 4.9e-324B}\n")
+              .find("jobs[1].request_size: expected a size of at least 1 B") != std::string::npos);
+    CHECK(error_of(summit + mix + "read_rate: 1Bps, request_size: 1B}\n") == "no error");
     CHECK(error_of(kHead + "jobs:\n  - {name: a, gpus: 12}\n")
               .find("jobs[0].gpus: expected at most 8 or a multiple of 8") != std::string::npos);
   }
