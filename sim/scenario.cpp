@@ -111,7 +111,14 @@ std::string apply_override(YAML::Node root, const std::string& key, const std::s
       cur[part] = parsed;
       break;
     }
-    if (!cur[part]) cur[part] = YAML::Node(YAML::NodeType::Map);
+    if (!cur[part]) {
+      // A number next would index a list that is not there; a map keyed "0" would make the
+      // loader blame a key the file does not have.
+      const std::string& after = parts[i + 1];
+      if (after.find_first_not_of("0123456789") == std::string::npos)
+        fail(fmt::format("is not in the scenario: there is no list to take item \"{}\" of", after));
+      cur[part] = YAML::Node(YAML::NodeType::Map);
+    }
     YAML::Node next = cur[part];
     cur.reset(next);
   }

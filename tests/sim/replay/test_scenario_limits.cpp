@@ -148,6 +148,9 @@ TEST_SUITE("unit") {
     CHECK(error_of(std::string(kBase) + "trace_nodes: []\n", {"trace_nodes.0=1"}) ==
           "--set trace_nodes.0=1: error: trace_nodes: is an empty list: there is no item \"0\" "
           "in it");
+    CHECK(set_error("jobs.0.nodes=2") ==
+          "--set jobs.0.nodes=2: error: jobs: is not in the scenario: there is no list to take "
+          "item \"0\" of");
     // New map keys are still created, and an error in a listed item names the override.
     CHECK(error_of(kBase, {"allreduce.cycle_time=1ms"}) == "no error");
     CHECK(set_error("nodes.1=0") ==
