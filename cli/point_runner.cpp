@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cli/run_guard.hpp"
+#include "common/interrupt.hpp"
 #include "common/progress.hpp"
 #include "sim/outputs.hpp"
 
@@ -86,9 +87,12 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
       if (err.size() > 2000) err = err.substr(err.size() - 2000);
       while (!err.empty() && err.back() == '\n') err.pop_back();
       input_failure = WIFEXITED(status) && WEXITSTATUS(status) == 1;
+      // A point killed by a signal (the out-of-memory killer) wrote nothing: say how it ended.
+      const std::string how = common::describe_child_exit(
+          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
       failure = input_failure ? err
                               : "point with " + std::to_string(points[r.index].nodes) +
-                                    " nodes failed: " + err;
+                                    " nodes failed (" + how + ")" + (err.empty() ? "" : ": " + err);
       kill_all();  // the run fails anyway: do not wait for the others
     }
   };

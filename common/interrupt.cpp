@@ -1,5 +1,7 @@
 #include "common/interrupt.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <atomic>
 #include <csignal>
@@ -52,6 +54,24 @@ void unregister_child(pid_t pid) {
     pid_t mine = pid;
     if (c.compare_exchange_strong(mine, 0)) return;
   }
+}
+
+std::string describe_child_exit(int rc) {
+  if (rc <= 128) return fmt::format("exited {}", rc);
+  const int sig = rc - 128;
+  const char* name = sig == SIGKILL   ? "SIGKILL"
+                     : sig == SIGSEGV ? "SIGSEGV"
+                     : sig == SIGABRT ? "SIGABRT"
+                     : sig == SIGTERM ? "SIGTERM"
+                     : sig == SIGINT  ? "SIGINT"
+                                      : nullptr;
+  std::string out = name ? fmt::format("was killed by signal {} ({})", sig, name)
+                         : fmt::format("was killed by signal {}", sig);
+  if (sig == SIGKILL)
+    out +=
+        ": no message of its own; usually the kernel's out-of-memory killer (the point may "
+        "need more memory than this machine has) or a job's time or memory limit";
+  return out;
 }
 
 }  // namespace scalecast::common

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <stdexcept>
+#include <string>
 
 namespace scalecast::common {
 
@@ -25,5 +26,11 @@ void throw_if_interrupted();
 // Child processes the handler kills (SIGTERM) when the process is interrupted.
 void register_child(pid_t pid);
 void unregister_child(pid_t pid);
+
+// How a failed child ended, from its status as run_process and the simulation server report it
+// (128 + the signal when killed): "exited 4", "was killed by signal 6 (SIGABRT)". A child killed
+// by SIGKILL leaves no message of its own (the kernel's out-of-memory killer or a resource
+// limit), so the text says what usually sends it.
+std::string describe_child_exit(int rc);
 
 }  // namespace scalecast::common

@@ -356,7 +356,8 @@ Prediction RunPredictor::predict(const Configuration& config) const {
     for (std::size_t at; (at = tail.find(scenario_path)) != std::string::npos;) {
       tail.replace(at, scenario_path.size(), "scenario.yaml");
     }
-    throw std::runtime_error(fmt::format("scalecast run exited {}: {}", rc, tail));
+    throw std::runtime_error(
+        fmt::format("scalecast run {}: {}", common::describe_child_exit(rc), tail));
   }
   const Prediction p = parse_summary_json(read_text(point_json), point_json);
   std::lock_guard lock(mutex_);

@@ -42,7 +42,8 @@ std::vector<std::string> default_calibration_databases();
 // Reads a replay summary.json (text in memory; `name` for messages).
 Prediction parse_summary_json(const std::string& text, const std::string& name);
 
-// Runs argv[0] with arguments, capturing stdout and stderr together; returns the exit status.
+// Runs argv[0] with arguments, capturing stdout and stderr together; returns the exit status
+// (128 + the signal for a child killed by one).
 int run_process(const std::vector<std::string>& argv, std::string& output);
 
 class RunPredictor : public Predictor {

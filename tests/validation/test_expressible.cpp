@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/interrupt.hpp"
 #include "sim/scenario.hpp"
 #include "validation/protocol.hpp"
 #include "validation/run_predictor.hpp"
@@ -234,6 +235,35 @@ TEST_SUITE("unit") {
         predictor.predict(bert(128)),
         "scalecast run exited 4: first | second | terminate: cannot build 896 nodes",
         std::runtime_error);
+    std::filesystem::remove_all(dir);
+  }
+
+  TEST_CASE("a child killed by a signal is named by it, SIGKILL with its usual cause") {
+    CHECK(scalecast::common::describe_child_exit(4) == "exited 4");
+    CHECK(scalecast::common::describe_child_exit(134) == "was killed by signal 6 (SIGABRT)");
+    CHECK(scalecast::common::describe_child_exit(128 + 30) == "was killed by signal 30");
+    CHECK(scalecast::common::describe_child_exit(137).rfind(
+              "was killed by signal 9 (SIGKILL): no message of its own; usually the kernel's "
+              "out-of-memory killer",
+              0) == 0);
+    // End to end: a stand-in that kills itself as the out-of-memory killer would (an 800,000-GPU
+    // point peaked at 24 GB on a 24 GB machine and ended as "exited 137: (no output)").
+    const auto dir = std::filesystem::temp_directory_path() / "scalecast-test-killed-child";
+    std::filesystem::create_directories(dir);
+    const std::string exe = (dir / "scalecast").string();
+    {
+      std::ofstream script(exe);
+      script << "#!/bin/sh\nkill -9 $$\n";
+    }
+    std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+    RunPredictor predictor(exe, (dir / "work").string(), {});
+    predictor.use_servers(false);
+    try {
+      predictor.predict(bert(128));
+      FAIL("expected an error");
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()).rfind("scalecast run was killed by signal 9 (SIGKILL)", 0) == 0);
+    }
     std::filesystem::remove_all(dir);
   }
 }
