@@ -68,8 +68,9 @@ std::unique_ptr<calibration::CostModel> make_cost_model(const sim::Scenario& s,
 
 int run_one_point(const RunOptions& o) {
   // Paths as the parent's preflight resolved them (so the scenario runs from any directory).
-  const sim::Scenario s =
-      with_resolved_paths(sim::load_scenario(o.scenario, sim::parse_overrides(o.overrides)));
+  // The parent checked the inputs already; a point started on its own (validate's children,
+  // a Slurm array task) checks them again, so a missing file is still a located error.
+  const sim::Scenario s = with_resolved_paths(preflight(o.scenario, o.overrides));
   const auto t0 = std::chrono::steady_clock::now();
   const calibration::Database db = scenario_database(s);
   const auto cost_model = make_cost_model(s, db);

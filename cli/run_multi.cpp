@@ -80,8 +80,7 @@ std::string table(const sim::Scenario& s, const ordered_json& jobs) {
 
 int run_multi_point(const std::string& scenario, const std::vector<std::string>& overrides,
                     int which, const std::string& json_path, const std::string& point_dir) {
-  const sim::Scenario s =
-      with_resolved_paths(sim::load_scenario(scenario, sim::parse_overrides(overrides)));
+  const sim::Scenario s = with_resolved_paths(preflight(scenario, overrides));
   const sim::MultiJobSpec& m = *s.multi;
   // Each job priced with its own calibration databases and framework efficiency.
   std::vector<calibration::Database> dbs(m.jobs.size());

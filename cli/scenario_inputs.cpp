@@ -18,6 +18,7 @@
 #include "models/zoo.hpp"
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
+#include "sim/multi_job_scenario.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -35,7 +36,8 @@ ConfigError key_error(const std::string& scenario_file, const std::vector<std::s
                       const std::string& key, std::optional<std::size_t> index,
                       const std::string& message) {
   for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
-    if (it->rfind(key + "=", 0) == 0) return ConfigError("--set", 0, 0, key, message);
+    if (it->rfind(key + "=", 0) == 0 || it->rfind(key + ".", 0) == 0)
+      return ConfigError("--set " + *it, 0, 0, key, message);
   const ConfigNode root = ConfigNode::load_file(scenario_file);
   if (auto v = root.optional(key)) {
     if (index && v->is_sequence() && *index < v->items().size()) {
@@ -126,6 +128,34 @@ sim::Scenario preflight(const std::string& scenario_file,
           scenario_file, overrides, "calibration", i,
           missing_file("calibration database", loaded.calibration[i], s.calibration[i]));
     (void)cached_database(s.calibration[i]);
+  }
+  // A jobs: scenario's training jobs may name their own databases (jobs[k].calibration).
+  if (s.multi) {
+    for (std::size_t k = 0; k < s.multi->jobs.size(); ++k) {
+      const sim::MixJob& job = s.multi->jobs[k];
+      if (job.kind != sim::MixJob::Kind::kTraining) continue;
+      const sim::Scenario js = with_resolved_paths(job.scenario);
+      for (std::size_t i = 0; i < js.calibration.size(); ++i) {
+        if (fs::is_regular_file(js.calibration[i], ec)) {
+          (void)cached_database(js.calibration[i]);
+          continue;
+        }
+        const std::string message =
+            missing_file("calibration database", job.scenario.calibration[i], js.calibration[i]);
+        const std::string key = fmt::format("jobs.{}.calibration", k);
+        for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
+          if (it->rfind(key + "=", 0) == 0 || it->rfind(key + ".", 0) == 0)
+            throw ConfigError("--set " + *it, 0, 0, fmt::format("jobs[{}].calibration", k),
+                              message);
+        const ConfigNode root = ConfigNode::load_file(scenario_file);
+        const ConfigNode entry = root.required("jobs").items().at(k);
+        if (auto v = entry.optional("calibration")) {
+          if (v->is_sequence() && i < v->items().size()) v->items()[i].fail(message);
+          v->fail(message);
+        }
+        throw key_error(scenario_file, overrides, "calibration", i, message);
+      }
+    }
   }
   return loaded;
 }

@@ -199,6 +199,42 @@ jobs:
     std::filesystem::remove_all(err.string() + ".d");
   }
 
+  TEST_CASE("run: a job's missing calibration database is an error at its key, also for a point") {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("scalecast-mix-db-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto scenario = dir / "mix.yaml";
+    {
+      std::ofstream f(scenario);
+      f << kHead
+        << "jobs:\n  - {name: a, nodes: 1}\n  - {name: b, nodes: 1, calibration: "
+           "[nosuch.yaml]}\n";
+    }
+    const auto err = dir / "err.txt";
+    const auto run = [&](const std::string& args) {
+      const std::string cmd = "cd " + dir.string() + " && " + kTool + " run mix.yaml " + args +
+                              " > /dev/null 2> " + err.string();
+      const int status = std::system(cmd.c_str());
+      return WEXITSTATUS(status);
+    };
+    // Before, "nosuch.yaml: error: cannot open file" with no place in the scenario.
+    CHECK(run("") == 1);
+    CHECK(slurp(err).rfind("mix.yaml:8:39: error: jobs[1].calibration[0]: no calibration "
+                           "database file 'nosuch.yaml'",
+                           0) == 0);
+    CHECK(run("--set 'jobs.1.calibration=[other.yaml]'") == 1);
+    CHECK(slurp(err).rfind("--set jobs.1.calibration=[other.yaml]: error: jobs[1].calibration: no "
+                           "calibration database file 'other.yaml'",
+                           0) == 0);
+    // A point process started on its own (as validate's children are) checks its inputs too.
+    CHECK(run("--set 'jobs.1.calibration=[]' --set 'calibration=[gone.yaml]' --point 1 "
+              "--point-gpus 1 --point-json p.json") == 1);
+    CHECK(slurp(err).rfind("--set calibration=[gone.yaml]: error: calibration: no calibration "
+                           "database file 'gone.yaml'",
+                           0) == 0);
+    std::filesystem::remove_all(dir);
+  }
+
   TEST_CASE(
       "run: two single-node jobs share nothing (slowdown 1.000), jobs array, same bytes twice") {
     const auto dir =
