@@ -22,6 +22,8 @@
 #include "models/training_step.hpp"
 #include "models/transformer.hpp"
 #include "models/zoo.hpp"
+#include "platforms/data_dir.hpp"
+#include "platforms/gpu_catalog.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -119,6 +121,34 @@ int run_import(const CalibrateOptions& o) {
   return kExitOk;
 }
 
+// A timed sample shorter than 1 us is below the clocks' resolution; one longer than 10 s makes a
+// calibration of a hundred kernels take hours (5 samples each at least).
+constexpr double kMinSample_s = 1e-6;
+constexpr double kMaxSample_s = 10.0;
+
+// --device-key: measurements recorded under a key no platform prices from are lost. A catalog GPU
+// that takes its measurements from another (calibration_key, platforms/gpus.yaml) is an error; a
+// key outside the default catalog is a warning (a platform's own catalog may define it).
+void check_device_key(const std::string& key) {
+  const std::string path = platforms::find_data_file("platforms/gpus.yaml");
+  if (path.empty()) return;
+  const platforms::GpuCatalog catalog = platforms::GpuCatalog::load_file(path);
+  if (!catalog.contains(key)) {
+    spdlog::warn(
+        "calibrate: --device-key {} is not a GPU of the default catalog ({}): only a platform "
+        "whose own catalog has a GPU '{}' will use these measurements",
+        key, fmt::join(catalog.keys(), ", "), key);
+    return;
+  }
+  const platforms::GpuSpec& gpu = catalog.at(key);
+  if (!gpu.calibration_key.empty())
+    throw common::ConfigError(
+        "command line", 0, 0, "--device-key",
+        fmt::format("{} takes its measurements from {} (calibration_key in platforms/gpus.yaml: "
+                    "the same silicon, clocks and memory bandwidth); record them under {}",
+                    key, gpu.calibration_key, gpu.calibration_key));
+}
+
 int run_calibrate(const CalibrateOptions& o) {
   if (!o.import_deepbench.empty()) return run_import(o);
   if (o.models.empty() == !o.sweep)
@@ -140,6 +170,12 @@ int run_calibrate(const CalibrateOptions& o) {
       throw common::ConfigError(
           "command line", 0, 0, "--seq-len",
           fmt::format("expected 0 (the model's default) or a length 1..1048576, got {}", q));
+  if (!(o.min_sample_s >= kMinSample_s && o.min_sample_s <= kMaxSample_s))
+    throw common::ConfigError(
+        "command line", 0, 0, "--min-sample-time",
+        fmt::format("expected seconds from {:g} to {:g} per timed sample, got {}", kMinSample_s,
+                    kMaxSample_s, o.min_sample_s));
+  if (!o.device_key.empty()) check_device_key(o.device_key);
   if (o.backend != "cpu" && o.cpu >= 0)
     throw common::ConfigError(
         "command line", 0, 0, "--cpu",
