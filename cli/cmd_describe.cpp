@@ -41,13 +41,13 @@ void add_describe_command(CLI::App& app, Action& action) {
   m->add_option("name", model->name, "Zoo model name (e.g. resnet50) or path to a model YAML file")
       ->required();
   m->add_option("-b,--batch", model->batch, "Samples per GPU")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   m->add_option("--precision", model->precision, "fp32, fp16 (mixed), bf16 or tf32")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16", "tf32"}))
       ->capture_default_str();
   m->add_option("--seq-len", model->seq_len, "Sequence length for transformers (0: model default)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1073741824));
   m->add_flag("--yaml", model->yaml,
               "Print the model in the description format (a starting point for your own)");
   m->callback([model, &action] { action = [model] { return describe_model(*model); }; });

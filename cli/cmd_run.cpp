@@ -179,7 +179,7 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("-j,--jobs", opts->jobs,
                   "Processes to run in parallel when the scenario lists several node counts "
                   "(default: number of cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   sub->add_flag("--progress", opts->progress,
                 "Report points done on stderr even when it is not a terminal (on a terminal: "
                 "always)");

@@ -258,7 +258,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "Output folder for points, per-point results and sweep.csv")
       ->capture_default_str();
   sub->add_option("-j,--jobs", opts->jobs, "Points to run in parallel (default: number of cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   sub->add_flag("--progress", opts->progress,
                 "Report points done on stderr even when it is not a terminal (on a terminal: "
                 "always)");
@@ -270,10 +270,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "--sbatch=--partition=batch)");
   sub->add_option("--slurm-max-running", opts->slurm_max_running,
                   "At most this many array tasks at once (sbatch --array=...%N)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000));
   sub->add_option("--run-task", opts->run_task,
                   "Run point ID of the sweep planned in --out (what an array task does)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 2147483647));
   sub->add_flag("--merge", opts->merge,
                 "Merge the results of the sweep planned in --out into summaries and sweep.csv");
   sub->add_flag("--missing", opts->missing,
