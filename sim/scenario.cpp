@@ -479,13 +479,45 @@ bool under(const std::string& path, const std::string& key) {
                          (path[key.size()] == '.' || path[key.size()] == '['));
 }
 
+// Keys an override set keep the override's place for errors found after loading (a node count
+// the machine cannot hold, checked by the parent): the value's YAML marks are positions inside
+// the override's text, not lines of the scenario file.
+void relocate_overridden(Scenario& s,
+                         const std::vector<std::pair<std::string, std::string>>& overrides,
+                         const std::vector<std::string>& paths) {
+  if (overrides.empty()) return;
+  const auto fix = [&](KeyLocation& at) {
+    for (std::size_t i = overrides.size(); i-- > 0;) {
+      if (!under(at.key, paths[i])) continue;
+      at.file = override_name(overrides[i].first, overrides[i].second);
+      at.line = at.column = 0;
+      return;
+    }
+  };
+  for (KeyLocation& at : s.nodes_at) fix(at);
+  fix(s.cluster_nodes_at);
+  fix(s.cluster_partition_at);
+  fix(s.time_to_train.at);
+  if (s.multi) {
+    auto multi = std::make_shared<MultiJobSpec>(*s.multi);
+    fix(multi->at);
+    for (MixJob& job : multi->jobs) {
+      fix(job.at);
+      relocate_overridden(job.scenario, overrides, paths);
+    }
+    s.multi = std::move(multi);
+  }
+}
+
 Scenario load_with(ConfigNode root, const std::string& source,
                    const std::vector<std::pair<std::string, std::string>>& overrides) {
   std::vector<std::string> paths;  // each override's key as error paths spell it
   for (const auto& [k, v] : overrides) paths.push_back(apply_override(root.raw(), k, v));
   try {
-    if (root.is_map() && root.has("jobs")) return load_multi_job(root, source);
-    return load_scenario_node(root, source);
+    Scenario s = root.is_map() && root.has("jobs") ? load_multi_job(root, source)
+                                                   : load_scenario_node(root, source);
+    relocate_overridden(s, overrides, paths);
+    return s;
   } catch (const ConfigError& e) {
     if (e.file() != root.file()) throw;  // from a platform or model file
     for (std::size_t i = overrides.size(); i-- > 0;) {

@@ -14,6 +14,7 @@
 #include "common/config_error.hpp"
 #include "models/zoo.hpp"
 #include "platforms/platform.hpp"
+#include "sim/cluster.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
 
@@ -156,6 +157,28 @@ TEST_SUITE("unit") {
     CHECK(set_error("nodes.1=0") ==
           "--set nodes.1=0: error: nodes[1]: expected at least 1 (a whole number from 1 to "
           "1,000,000), got 0");
+  }
+
+  TEST_CASE("a node count an override gave is blamed on the override in later checks") {
+    // Before, the parent's node-count check printed "in.yaml:1:2: error: nodes[0]: ...": the
+    // line and column inside the override's text, under the scenario's file name.
+    const Scenario s =
+        load_scenario_text(kBase, "in.yaml", parse_overrides({"nodes=[2]", "cluster.nodes=1"}));
+    REQUIRE(s.nodes_at.size() == 1);
+    CHECK(s.nodes_at[0].file == "--set nodes=[2]");
+    CHECK(s.nodes_at[0].line == 0);
+    try {
+      check_node_counts(s, s.nodes);
+      FAIL("expected an error");
+    } catch (const ConfigError& e) {
+      CHECK(std::string(e.what()).rfind("--set nodes=[2]: error: nodes[0]: the point asks for 2 "
+                                        "nodes but cluster.nodes makes summit 1 nodes",
+                                        0) == 0);
+    }
+    // Keys from the file keep the file's place.
+    const Scenario file = load_scenario_text(kBase, "in.yaml", parse_overrides({"warmup=2"}));
+    CHECK(file.nodes_at.at(1).file == "in.yaml");
+    CHECK(file.nodes_at.at(1).line == 4);
   }
 
   TEST_CASE("a model that does not fit the GPU's memory is an error saying by how much") {
