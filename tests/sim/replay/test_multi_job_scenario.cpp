@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,9 +34,9 @@ model: resnet50
 batch_per_gpu: 64
 )";
 
-std::string error_of(const std::string& text) {
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
   try {
-    load_scenario_text(text, "in.yaml");
+    load_scenario_text(text, "in.yaml", parse_overrides(sets));
   } catch (const ConfigError& e) {
     return e.what();
   }
@@ -60,19 +61,11 @@ TEST_SUITE("unit") {
     REQUIRE(s.multi);
     CHECK(s.multi->jobs.at(1).start_s == doctest::Approx(5e-3));
     CHECK(s.multi->jobs.at(0).start_s == 0.0);
-    const auto set_error = [&](const std::string& set) {
-      try {
-        load_scenario_text(text, "in.yaml", parse_overrides({set}));
-      } catch (const ConfigError& e) {
-        return std::string(e.what());
-      }
-      return std::string("no error");
-    };
     // Before, `jobs` became a map and the error was "in.yaml:6:1: error: jobs: expected a list".
-    CHECK(set_error("jobs.0.start=-1ms") ==
+    CHECK(error_of(text, {"jobs.0.start=-1ms"}) ==
           "--set jobs.0.start=-1ms: error: jobs[0].start: expected a non-negative time, got "
           "\"-1ms\"");
-    CHECK(set_error("jobs.2.nodes=1") ==
+    CHECK(error_of(text, {"jobs.2.nodes=1"}) ==
           "--set jobs.2.nodes=1: error: jobs: is a list of 2 items: expected an index from 0 to "
           "1, got \"2\"");
   }

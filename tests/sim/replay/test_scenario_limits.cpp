@@ -133,19 +133,18 @@ TEST_SUITE("unit") {
     // A number after a list is an index: the item changes, the list stays a list.
     const Scenario s = load_scenario_text(kBase, "in.yaml", parse_overrides({"nodes.1=8"}));
     CHECK(s.nodes == std::vector<int>{1, 8});
-    CHECK(set_error("nodes.2=8") ==
-          "--set nodes.2=8: error: nodes: is a list of 2 items: expected an index from 0 to 1, "
-          "got \"2\"");
-    CHECK(set_error("nodes.first=8") ==
-          "--set nodes.first=8: error: nodes: is a list of 2 items: expected an index from 0 to 1, "
-          "got \"first\"");
-    // Before, the list became a map and the error blamed the file's own `nodes:` line.
-    CHECK(set_error("nodes.0.x=8") ==
-          "--set nodes.0.x=8: error: nodes[0]: is a value (1), not a map or a list: there is no "
-          "\"x\" inside it");
-    CHECK(set_error("model.depth=50") ==
-          "--set model.depth=50: error: model: is a value (resnet50), not a map or a list: there "
-          "is no \"depth\" inside it");
+    // Before, a list or value on the path became a map and the error blamed the file's line.
+    const std::pair<const char*, const char*> refused[] = {
+        {"nodes.2=8", "nodes: is a list of 2 items: expected an index from 0 to 1, got \"2\""},
+        {"nodes.first=8",
+         "nodes: is a list of 2 items: expected an index from 0 to 1, got \"first\""},
+        {"nodes.0.x=8",
+         "nodes[0]: is a value (1), not a map or a list: there is no \"x\" inside it"},
+        {"model.depth=50",
+         "model: is a value (resnet50), not a map or a list: there is no \"depth\" inside it"},
+    };
+    for (const auto& [set, message] : refused)
+      CHECK(set_error(set) == std::string("--set ") + set + ": error: " + message);
     CHECK(error_of(std::string(kBase) + "trace_nodes: []\n", {"trace_nodes.0=1"}) ==
           "--set trace_nodes.0=1: error: trace_nodes: is an empty list: there is no item \"0\" "
           "in it");
