@@ -87,6 +87,20 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+// What goes into a Slurm script must be a bash word and a comment line: a newline in the sweep
+// folder's path ended the comment that names it and made the rest a command of the script.
+void check_script_text(const std::string& text, const std::string& option) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      throw common::ConfigError(
+          "command line", 0, 0, option,
+          fmt::format("a control character (byte 0x{:02x}) cannot go into a Slurm script; give "
+                      "{} without newlines, tabs or other control characters",
+                      u, option == "--sbatch" ? "the argument" : "a path"));
+  }
+}
+
 // The Slurm scripts of a planned sweep: an array job whose task i runs point i, a merge job
 // after it, and submit.sh, which submits both (only the points without a result: a resubmission
 // after failures or a time limit runs what is left). Every path and extra sbatch argument is a
@@ -198,6 +212,12 @@ int run_sweep(const SweepOptions& o) {
   if (o.scenario.empty())
     throw common::ConfigError("command line", 0, 0, "sweep",
                               "give a scenario, or --run-task ID / --merge / --missing with --out");
+  if (o.slurm) {
+    check_script_text(std::filesystem::absolute(o.out_dir).string(), "--out");
+    check_script_text(std::filesystem::current_path().string(), "the working directory");
+    check_script_text(self_exe(), "the scalecast executable's path");
+    for (const std::string& a : o.sbatch) check_script_text(a, "--sbatch");
+  }
   const sim::Scenario base = preflight(o.scenario, o.overrides);
   const std::vector<int> nodes = o.nodes.empty() ? base.nodes : parse_nodes(o.nodes);
   SweepPlan plan = make_plan(o.scenario, o.overrides, o.axes, nodes, o.out_dir);

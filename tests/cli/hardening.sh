@@ -63,6 +63,18 @@ slurm_paths_with_spaces)
   bash "$out/slurm/merge.sh" >"$D/merge.txt" 2>&1 || fail "merge.sh: $(cat "$D/merge.txt")"
   [[ -s $out/sweep.csv ]] || fail "no sweep.csv"
   ;;
+slurm_control_characters)
+  # A newline in the sweep folder's path ended the comment line of array.sh that names it and
+  # made the rest a command of the script (found 5 Dec: --out $'/tmp/x\necho INJECTED\n#');
+  # paths and --sbatch arguments with control characters are refused before anything is written.
+  out="$D/x"$'\n'"touch $D/injected"$'\n'"#"
+  expect 1 "^command line: error: --out: a control character \(byte 0x0a\) cannot go into a Slurm script" \
+    "$exe" sweep "$scen" --nodes 1 --slurm --out "$out"
+  [[ ! -e $out ]] || fail "a sweep folder was created"
+  expect 1 "^command line: error: --sbatch: a control character \(byte 0x09\)" \
+    "$exe" sweep "$scen" --nodes 1 --slurm --sbatch=$'--comment=a\tb' --out "$D/ok"
+  [[ ! -e $D/ok ]] || fail "a sweep folder was created (--sbatch)"
+  ;;
 temp_folders)
   # Temporary folders are private (mkdtemp under $TMPDIR) and removed after the run (the
   # interrupt case checks the same after SIGINT); symlinks planted at the old predictable names
