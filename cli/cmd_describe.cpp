@@ -1,6 +1,7 @@
 // `scalecast describe`: what a platform, model, calibration database or unit means to scalecast.
 
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/describe.hpp"
@@ -24,14 +25,18 @@ void add_describe_command(CLI::App& app, Action& action) {
   p->add_flag("--schema", *schema, "Print only the documented schema of platform files");
   auto nodes = std::make_shared<long>(0);
   auto partition = std::make_shared<std::string>();
-  p->add_option("--nodes", *nodes,
-                "Show the machine grown or shrunk to this many nodes by its topology rule "
-                "(what a scenario's cluster.nodes builds)");
+  CLI::Option* nodes_opt =
+      p->add_option("--nodes", *nodes,
+                    "Show the machine grown or shrunk to this many nodes by its topology rule "
+                    "(what a scenario's cluster.nodes builds)");
   p->add_option("--partition", *partition,
                 "With --nodes: the partition that grows (default: the largest)");
-  p->callback([platform, schema, nodes, partition, &action] {
-    action = [platform, schema, nodes, partition] {
-      return describe_platform(*platform, *schema, *nodes, *partition);
+  p->callback([platform, schema, nodes, partition, nodes_opt, &action] {
+    // Given or not, not a sentinel value: --nodes 0 and --nodes -5 are errors, not "absent".
+    const std::optional<long> n =
+        nodes_opt->count() > 0 ? std::optional<long>(*nodes) : std::nullopt;
+    action = [platform, schema, n, partition] {
+      return describe_platform(*platform, *schema, n, *partition);
     };
   });
 

@@ -2,6 +2,7 @@
 // The `scalecast describe` topics, one file each (describe_<topic>.cpp), so each layer's
 // self-description lives next to nothing else. Each prints to stdout and returns the exit code.
 
+#include <optional>
 #include <string>
 
 namespace scalecast::cli {
@@ -15,10 +16,11 @@ struct DescribeModelOptions {
 };
 
 int describe_units();
-// nodes > 0: the machine resized to that many nodes (partition: the one that grows, "" =
-// largest), as a scenario's cluster.nodes builds it, with its switch-level link counts.
-int describe_platform(const std::string& name_or_path, bool schema_only, long nodes = 0,
-                      const std::string& partition = "");
+// nodes given: the machine resized to that many nodes (partition: the one that grows, "" =
+// largest), as a scenario's cluster.nodes builds it, with its switch-level link counts; a count
+// below 1 is an error.
+int describe_platform(const std::string& name_or_path, bool schema_only,
+                      std::optional<long> nodes = std::nullopt, const std::string& partition = "");
 int describe_model(const DescribeModelOptions& options);
 int describe_calibration(const std::string& file);
 

@@ -155,7 +155,7 @@ void print_collectives(const platforms::Platform& p) {
 
 }  // namespace
 
-int describe_platform(const std::string& name_or_path, bool schema_only, long nodes,
+int describe_platform(const std::string& name_or_path, bool schema_only, std::optional<long> nodes,
                       const std::string& partition) {
   if (!schema_only) {
     if (name_or_path.empty()) {
@@ -164,12 +164,16 @@ int describe_platform(const std::string& name_or_path, bool schema_only, long no
     }
     platforms::Platform p = platforms::load_platform(name_or_path);
     const int file_nodes = p.total_nodes();
-    if (nodes != 0 || !partition.empty()) {
+    if (nodes || !partition.empty()) {
+      const bool nodes_given = nodes.has_value();
       try {
-        if (nodes == 0) nodes = file_nodes;
-        platforms::resize_platform(p, nodes, partition);
+        platforms::resize_platform(p, nodes.value_or(file_nodes), partition);
       } catch (const std::invalid_argument& e) {
-        throw common::ConfigError("command line", 0, 0, nodes != 0 ? "--nodes" : "--partition",
+        // The partition's name is checked first: blame --partition when it is the one unknown.
+        const bool partition_error =
+            std::string(e.what()).find("no partition") != std::string::npos;
+        throw common::ConfigError("command line", 0, 0,
+                                  partition_error || !nodes_given ? "--partition" : "--nodes",
                                   e.what());
       }
     }
