@@ -13,6 +13,7 @@
 #include "cli/run_guard.hpp"
 #include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
+#include "common/config_error.hpp"
 #include "validation/protocol.hpp"
 #include "validation/report.hpp"
 #include "validation/run_predictor.hpp"
@@ -36,6 +37,31 @@ std::string self_exe() {
   return ec ? std::string("scalecast") : p.string();
 }
 
+// Where the results go, checked before any simulation: a --json that is a folder failed only
+// after the whole run ("cannot rename into place"), one naming the validation file replaced the
+// input with the JSON, and a --work-dir that is a file made every point fail (exit 4).
+void check_outputs(const ValidateOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!o.json_out.empty()) {
+    const fs::path json(o.json_out);
+    const auto fail = [&](const std::string& message) {
+      throw common::ConfigError("--json", 0, 0, "", o.json_out + ": " + message);
+    };
+    if (fs::is_directory(json, ec)) fail("is a folder; give the path of a file to write");
+    if (fs::exists(json, ec) && fs::equivalent(json, o.file, ec))
+      fail("is the validation file itself; writing the JSON there would replace the input");
+    const fs::path parent = json.has_parent_path() ? json.parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec))
+      fail(fmt::format("its folder {} does not exist", parent.string()));
+  }
+  if (!o.work_dir.empty() && fs::exists(o.work_dir, ec) && !fs::is_directory(o.work_dir, ec))
+    throw common::ConfigError("--work-dir", 0, 0, "",
+                              o.work_dir +
+                                  ": is not a folder; give a folder to keep the "
+                                  "simulations in (created if missing)");
+}
+
 int run_validate(const ValidateOptions& o) {
   install_interrupt_handlers();
   const validation::ValidationFile file = validation::load_validation_file(o.file);
@@ -50,14 +76,15 @@ int run_validate(const ValidateOptions& o) {
     }
     preflight_validation_file(o.file, systems, models, gpus_per_node);
   }
+  check_outputs(o);
   std::optional<OutputLock> lock;  // two validations writing one --json
-  if (!o.json_out.empty()) lock.emplace(o.json_out, OutputLock::Kind::kFile);
+  if (!o.json_out.empty()) lock.emplace(o.json_out, OutputLock::Kind::kFile, "--json");
   std::optional<TempDir> tmp;  // private, fresh, removed on exit and after Ctrl-C
   if (o.work_dir.empty()) tmp.emplace("validate");
   const std::string work = o.work_dir.empty() ? tmp->path() : o.work_dir;
   validation::RunPredictor predictor(self_exe(), work);
   validation::ProtocolOptions options;
-  options.jobs = std::max(1, o.jobs);
+  options.jobs = o.jobs;
   const validation::ValidationRun run = validation::run_protocol(file, predictor, options);
   // Simulations killed by Ctrl-C read as failed points: print and write nothing from them.
   throw_if_interrupted();
@@ -88,6 +115,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   sub->add_option("--work-dir", opts->work_dir,
                   "Keep each simulation's scenario and outputs in this folder");
   sub->add_option("--jobs,-j", opts->jobs, "Simulations run at once (each a child process)")
+      ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   sub->callback([opts, &action] { action = [opts]() -> int { return run_validate(*opts); }; });
 }

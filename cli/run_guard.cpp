@@ -38,7 +38,7 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);  // remove_all does not follow symlinks inside
 }
 
-OutputLock::OutputLock(const std::string& target, Kind kind) {
+OutputLock::OutputLock(const std::string& target, Kind kind, const std::string& option) {
   const std::string& dir = target;
   if (kind == Kind::kFolder) {
     std::filesystem::create_directories(target);
@@ -50,7 +50,7 @@ OutputLock::OutputLock(const std::string& target, Kind kind) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd_ < 0)
       throw common::ConfigError(
-          "--out", 0, 0, "",
+          option, 0, 0, "",
           fmt::format("{}: cannot create the lock file: {}", path_, std::strerror(errno)));
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       char pid[32] = {};
@@ -58,10 +58,10 @@ OutputLock::OutputLock(const std::string& target, Kind kind) {
       ::close(fd_);
       fd_ = -1;
       throw common::ConfigError(
-          "--out", 0, 0, "",
+          option, 0, 0, "",
           fmt::format("{} is in use by pid {} (another scalecast run writes there); wait for it "
-                      "to finish or give another --out",
-                      dir, n > 0 ? std::string(pid, static_cast<std::size_t>(n)) : "?"));
+                      "to finish or give another {}",
+                      dir, n > 0 ? std::string(pid, static_cast<std::size_t>(n)) : "?", option));
     }
     // The previous holder may have removed the file between our open and flock: then this lock
     // is on a dead inode; try again on the new file.

@@ -52,7 +52,9 @@ class TempDir {
 class OutputLock {
  public:
   enum class Kind { kFolder, kFile };
-  explicit OutputLock(const std::string& target, Kind kind = Kind::kFolder);
+  // `option` names the command-line option of `target` in errors (--out, --json).
+  explicit OutputLock(const std::string& target, Kind kind = Kind::kFolder,
+                      const std::string& option = "--out");
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;
   OutputLock& operator=(const OutputLock&) = delete;

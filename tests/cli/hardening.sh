@@ -75,6 +75,32 @@ slurm_control_characters)
     "$exe" sweep "$scen" --nodes 1 --slurm --sbatch=$'--comment=a\tb' --out "$D/ok"
   [[ ! -e $D/ok ]] || fail "a sweep folder was created (--sbatch)"
   ;;
+validate_outputs)
+  # Where validate writes is checked before any simulation: --json naming the validation file
+  # replaced the input with the JSON (found 5 Dec), a folder failed only after the whole run,
+  # and a --work-dir that is a file made every point fail.
+  cat >"$D/v.yaml" <<'YAML'
+schema: scalecast-validation/1
+points:
+  - {id: A, system: dgx1-v100, model: resnet50, precision: fp32, framework: tensorflow,
+     strategy: none, batch_per_gpu: 64, gpus: 1, nodes: 1, measured: {throughput: 300},
+     role: anchor, source: x}
+  - {id: P, system: dgx1-v100, model: resnet50, precision: fp32, framework: tensorflow,
+     strategy: allreduce, batch_per_gpu: 64, gpus: 8, nodes: 1, measured: {throughput: 2300},
+     role: predict, anchor: A, source: x}
+YAML
+  cp "$D/v.yaml" "$D/v.orig"
+  expect 1 "^--json: error: $D/v.yaml: is the validation file itself" \
+    "$exe" validate "$D/v.yaml" --json "$D/v.yaml"
+  cmp -s "$D/v.yaml" "$D/v.orig" || fail "the validation file was changed"
+  expect 1 "^--json: error: $D: is a folder" "$exe" validate "$D/v.yaml" --json "$D"
+  expect 1 "^--json: error: $D/no/x.json: its folder $D/no does not exist" \
+    "$exe" validate "$D/v.yaml" --json "$D/no/x.json"
+  touch "$D/file"
+  expect 1 "^--work-dir: error: $D/file: is not a folder" \
+    "$exe" validate "$D/v.yaml" --work-dir "$D/file"
+  expect 2 "--jobs: Value 0 not in range 1 to 4096" "$exe" validate "$D/v.yaml" -j 0
+  ;;
 temp_folders)
   # Temporary folders are private (mkdtemp under $TMPDIR) and removed after the run (the
   # interrupt case checks the same after SIGINT); symlinks planted at the old predictable names
