@@ -52,6 +52,11 @@ int run_compare(const CompareTraceOptions& o) {
   // first.
   const sim::Scenario scenario = preflight(o.scenario, {});
   sim::check_node_counts(scenario, scenario.nodes);
+  if (!o.json_out.empty()) {
+    std::vector<std::string> inputs{o.trace};
+    for (const InputFile& f : scenario_input_files(o.scenario, {})) inputs.push_back(f.path);
+    check_output_file("--json", o.json_out, inputs);
+  }
   install_interrupt_handlers();
   const TempDir work("compare");  // private, fresh, removed on exit and after Ctrl-C
   validation::RunScenarioSimulator simulator(self_exe(), work.path(), read);

@@ -37,25 +37,14 @@ std::string self_exe() {
   return ec ? std::string("scalecast") : p.string();
 }
 
-// Where the results go, checked before any simulation: a --json that is a folder failed only
-// after the whole run ("cannot rename into place"), one naming the validation file replaced the
-// input with the JSON, and a --work-dir that is a file made every point fail (exit 4).
+// Where the results go, checked before any simulation: a --json naming the validation file
+// replaced the input with the JSON, a folder failed only after the whole run ("cannot rename
+// into place"), and a --work-dir that is a file made every point fail (exit 4).
 void check_outputs(const ValidateOptions& o) {
-  namespace fs = std::filesystem;
+  if (!o.json_out.empty()) check_output_file("--json", o.json_out, {o.file});
   std::error_code ec;
-  if (!o.json_out.empty()) {
-    const fs::path json(o.json_out);
-    const auto fail = [&](const std::string& message) {
-      throw common::ConfigError("--json", 0, 0, "", o.json_out + ": " + message);
-    };
-    if (fs::is_directory(json, ec)) fail("is a folder; give the path of a file to write");
-    if (fs::exists(json, ec) && fs::equivalent(json, o.file, ec))
-      fail("is the validation file itself; writing the JSON there would replace the input");
-    const fs::path parent = json.has_parent_path() ? json.parent_path() : fs::path(".");
-    if (!fs::is_directory(parent, ec))
-      fail(fmt::format("its folder {} does not exist", parent.string()));
-  }
-  if (!o.work_dir.empty() && fs::exists(o.work_dir, ec) && !fs::is_directory(o.work_dir, ec))
+  if (!o.work_dir.empty() && std::filesystem::exists(o.work_dir, ec) &&
+      !std::filesystem::is_directory(o.work_dir, ec))
     throw common::ConfigError("--work-dir", 0, 0, "",
                               o.work_dir +
                                   ": is not a folder; give a folder to keep the "

@@ -38,6 +38,24 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);  // remove_all does not follow symlinks inside
 }
 
+void check_output_file(const std::string& option, const std::string& path,
+                       const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path out(path);
+  const auto fail = [&](const std::string& message) {
+    throw common::ConfigError(option, 0, 0, "", path + ": " + message);
+  };
+  if (fs::is_directory(out, ec)) fail("is a folder; give the path of a file to write");
+  if (fs::exists(out, ec))
+    for (const std::string& in : inputs)
+      if (fs::equivalent(out, in, ec))
+        fail("is an input of this command (" + in +
+             "); writing the results there would replace it");
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) fail("its folder " + parent.string() + " does not exist");
+}
+
 OutputLock::OutputLock(const std::string& target, Kind kind, const std::string& option) {
   const std::string& dir = target;
   if (kind == Kind::kFolder) {

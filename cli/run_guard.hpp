@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/interrupt.hpp"
 
@@ -49,6 +50,12 @@ class TempDir {
 // on `target`/.lock for an output folder (created if missing), on `target`.lock for an output
 // file. Another holder: common::ConfigError "TARGET is in use by pid N (another scalecast run
 // writes there); wait for it to finish or give another --out".
+// An output file named on the command line (`option` = --json), checked before any work: not
+// a folder, in a folder that exists, and not one of `inputs` (a validation file, a trace, a
+// scenario: writing the results there replaced the input). Throws common::ConfigError.
+void check_output_file(const std::string& option, const std::string& path,
+                       const std::vector<std::string>& inputs);
+
 class OutputLock {
  public:
   enum class Kind { kFolder, kFile };

@@ -75,10 +75,11 @@ slurm_control_characters)
     "$exe" sweep "$scen" --nodes 1 --slurm --sbatch=$'--comment=a\tb' --out "$D/ok"
   [[ ! -e $D/ok ]] || fail "a sweep folder was created (--sbatch)"
   ;;
-validate_outputs)
-  # Where validate writes is checked before any simulation: --json naming the validation file
-  # replaced the input with the JSON (found 5 Dec), a folder failed only after the whole run,
-  # and a --work-dir that is a file made every point fail.
+output_files)
+  # Where validate and compare-trace write is checked before any simulation: --json naming an
+  # input (the validation file, the trace, the scenario) replaced it with the JSON (found 5 Dec),
+  # a folder failed only after the whole run, and a --work-dir that is a file made every point
+  # fail.
   cat >"$D/v.yaml" <<'YAML'
 schema: scalecast-validation/1
 points:
@@ -90,7 +91,7 @@ points:
      role: predict, anchor: A, source: x}
 YAML
   cp "$D/v.yaml" "$D/v.orig"
-  expect 1 "^--json: error: $D/v.yaml: is the validation file itself" \
+  expect 1 "^--json: error: $D/v.yaml: is an input of this command" \
     "$exe" validate "$D/v.yaml" --json "$D/v.yaml"
   cmp -s "$D/v.yaml" "$D/v.orig" || fail "the validation file was changed"
   expect 1 "^--json: error: $D: is a folder" "$exe" validate "$D/v.yaml" --json "$D"
@@ -100,6 +101,16 @@ YAML
   expect 1 "^--work-dir: error: $D/file: is not a folder" \
     "$exe" validate "$D/v.yaml" --work-dir "$D/file"
   expect 2 "--jobs: Value 0 not in range 1 to 4096" "$exe" validate "$D/v.yaml" -j 0
+  cp tests/validation/data/chrome_steps.json "$D/t.json"
+  cp "$D/t.json" "$D/t.orig"
+  printf 'name: t\nplatform: summit\nmodel: resnet50\nnodes: 1\n' >"$D/s.yaml"
+  cp "$D/s.yaml" "$D/s.orig"
+  for target in "$D/t.json" "$D/s.yaml"; do
+    expect 1 "^--json: error: $target: is an input of this command" \
+      "$exe" compare-trace "$D/t.json" --scenario "$D/s.yaml" --json "$target"
+  done
+  cmp -s "$D/t.json" "$D/t.orig" || fail "the trace was changed"
+  cmp -s "$D/s.yaml" "$D/s.orig" || fail "the scenario was changed"
   ;;
 temp_folders)
   # Temporary folders are private (mkdtemp under $TMPDIR) and removed after the run (the
