@@ -59,6 +59,12 @@ void check_output_file(const std::string& option, const std::string& path,
 OutputLock::OutputLock(const std::string& target, Kind kind, const std::string& option) {
   const std::string& dir = target;
   if (kind == Kind::kFolder) {
+    std::error_code ec;
+    if (std::filesystem::exists(target, ec) && !std::filesystem::is_directory(target, ec))
+      throw common::ConfigError(option, 0, 0, "",
+                                target +
+                                    ": is a file, not a folder; give a folder for the results "
+                                    "(created if missing)");
     std::filesystem::create_directories(target);
     path_ = target + "/.lock";
   } else {
