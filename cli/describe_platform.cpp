@@ -35,6 +35,9 @@ void print_node_type(const platforms::NodeType& t) {
   fmt::print("  gpus      {} x {} (fp32 {}, tensor fp16 {}, {} at {})\n", t.gpu_count, g.name,
              fl(g.fp32_flops), fl(g.tensor_fp16_flops),
              format_quantity(g.memory_bytes, Quantity::kSize), bw(g.memory_bandwidth));
+  if (!g.calibration_key.empty())
+    fmt::print("            kernels priced from {}'s measurements (calibration_key)\n",
+               g.calibration_key);
   fmt::print("  sockets   socket_of_gpu [{}]\n", fmt::join(t.socket_of_gpu, ", "));
   if (t.nic.count > 0) {
     fmt::print("  nics      {} x {} at {} per direction, nic_of_gpu [{}]\n", t.nic.count,
