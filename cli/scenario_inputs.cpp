@@ -31,15 +31,22 @@ using platforms::looks_like_path;
 
 std::string absolute(const std::string& p) { return fs::absolute(p).lexically_normal().string(); }
 
-// Where a scenario key is: its place in the file, or the --set that overrode it.
+// Where a scenario key is: the --set that overrode it, else its place in the file. With `job`,
+// the key of that entry of `jobs` (jobs.K.key / jobs[K].key), or the file's top-level key the
+// job inherited when its entry has none.
 ConfigError key_error(const std::string& scenario_file, const std::vector<std::string>& overrides,
                       const std::string& key, std::optional<std::size_t> index,
-                      const std::string& message) {
+                      const std::string& message, std::optional<std::size_t> job = std::nullopt) {
+  const std::string set_key = job ? fmt::format("jobs.{}.{}", *job, key) : key;
   for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
-    if (it->rfind(key + "=", 0) == 0 || it->rfind(key + ".", 0) == 0)
-      return ConfigError("--set " + *it, 0, 0, key, message);
+    if (it->rfind(set_key + "=", 0) == 0 || it->rfind(set_key + ".", 0) == 0)
+      return ConfigError("--set " + *it, 0, 0, job ? fmt::format("jobs[{}].{}", *job, key) : key,
+                         message);
   const ConfigNode root = ConfigNode::load_file(scenario_file);
-  if (auto v = root.optional(key)) {
+  std::optional<ConfigNode> v;
+  if (job) v = root.required("jobs").items().at(*job).optional(key);
+  if (!v) v = root.optional(key);
+  if (v) {
     if (index && v->is_sequence() && *index < v->items().size()) {
       const ConfigNode item = v->items()[*index];
       return ConfigError(item.file(), item.line(), item.column(), item.path(), message);
@@ -115,48 +122,28 @@ sim::Scenario preflight(const std::string& scenario_file,
   // Outputs are UTF-8; the error points at the byte (column) inside KEY=VALUE, never echoes it.
   for (const std::string& o : overrides) common::check_utf8(o, "--set");
   const sim::Scenario loaded = sim::load_scenario(scenario_file, sim::parse_overrides(overrides));
-  const sim::Scenario s = with_resolved_paths(loaded);
   // The platform, the model and GPUs per node are checked by the scenario loader itself, at
   // their keys (sim/scenario.cpp: the platform is loaded there once, the model for the memory
-  // check); what it does not read is the calibration databases.
-  std::error_code ec;
-  // Calibration databases: each must exist and parse (parsed once per process, see
-  // database_cache.hpp).
-  for (std::size_t i = 0; i < s.calibration.size(); ++i) {
-    if (!fs::is_regular_file(s.calibration[i], ec))
-      throw key_error(
-          scenario_file, overrides, "calibration", i,
-          missing_file("calibration database", loaded.calibration[i], s.calibration[i]));
-    (void)cached_database(s.calibration[i]);
-  }
-  // A jobs: scenario's training jobs may name their own databases (jobs[k].calibration).
-  if (s.multi) {
-    for (std::size_t k = 0; k < s.multi->jobs.size(); ++k) {
-      const sim::MixJob& job = s.multi->jobs[k];
-      if (job.kind != sim::MixJob::Kind::kTraining) continue;
-      const sim::Scenario js = with_resolved_paths(job.scenario);
-      for (std::size_t i = 0; i < js.calibration.size(); ++i) {
-        if (fs::is_regular_file(js.calibration[i], ec)) {
-          (void)cached_database(js.calibration[i]);
-          continue;
-        }
-        const std::string message =
-            missing_file("calibration database", job.scenario.calibration[i], js.calibration[i]);
-        const std::string key = fmt::format("jobs.{}.calibration", k);
-        for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
-          if (it->rfind(key + "=", 0) == 0 || it->rfind(key + ".", 0) == 0)
-            throw ConfigError("--set " + *it, 0, 0, fmt::format("jobs[{}].calibration", k),
-                              message);
-        const ConfigNode root = ConfigNode::load_file(scenario_file);
-        const ConfigNode entry = root.required("jobs").items().at(k);
-        if (auto v = entry.optional("calibration")) {
-          if (v->is_sequence() && i < v->items().size()) v->items()[i].fail(message);
-          v->fail(message);
-        }
-        throw key_error(scenario_file, overrides, "calibration", i, message);
-      }
+  // check); what it does not read is the calibration databases: each must exist and parse
+  // (parsed once per process, see database_cache.hpp), the file's and a training job's own
+  // (jobs[k].calibration).
+  const auto check_databases = [&](const sim::Scenario& given, std::optional<std::size_t> job) {
+    const sim::Scenario resolved = with_resolved_paths(given);
+    std::error_code ec;
+    for (std::size_t i = 0; i < resolved.calibration.size(); ++i) {
+      if (!fs::is_regular_file(resolved.calibration[i], ec))
+        throw key_error(
+            scenario_file, overrides, "calibration", i,
+            missing_file("calibration database", given.calibration[i], resolved.calibration[i]),
+            job);
+      (void)cached_database(resolved.calibration[i]);
     }
-  }
+  };
+  check_databases(loaded, std::nullopt);
+  if (loaded.multi)
+    for (std::size_t k = 0; k < loaded.multi->jobs.size(); ++k)
+      if (loaded.multi->jobs[k].kind == sim::MixJob::Kind::kTraining)
+        check_databases(loaded.multi->jobs[k].scenario, k);
   return loaded;
 }
 
