@@ -26,6 +26,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/database_cache.hpp"
+#include "common/interrupt.hpp"
 #include "common/logging.hpp"
 
 namespace scalecast::cli {
@@ -126,7 +127,7 @@ int serve(const ServerOptions& o) {
     while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
     }
     if (waited < 0) status = W_EXITCODE(kExitFailure, 0);
-    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    const int rc = common::exit_code_of(status);
     if (!write_all(STDOUT_FILENO, std::to_string(rc) + "\n")) break;
   }
   return kExitOk;

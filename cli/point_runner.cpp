@@ -88,8 +88,7 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
       while (!err.empty() && err.back() == '\n') err.pop_back();
       input_failure = WIFEXITED(status) && WEXITSTATUS(status) == 1;
       // A point killed by a signal (the out-of-memory killer) wrote nothing: say how it ended.
-      const std::string how = common::describe_child_exit(
-          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+      const std::string how = common::describe_child_exit(common::exit_code_of(status));
       failure = input_failure ? err
                               : "point with " + std::to_string(points[r.index].nodes) +
                                     " nodes failed (" + how + ")" + (err.empty() ? "" : ": " + err);

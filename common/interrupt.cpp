@@ -1,6 +1,7 @@
 #include "common/interrupt.hpp"
 
 #include <fmt/format.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <atomic>
@@ -54,6 +55,10 @@ void unregister_child(pid_t pid) {
     pid_t mine = pid;
     if (c.compare_exchange_strong(mine, 0)) return;
   }
+}
+
+int exit_code_of(int wait_status) {
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
 }
 
 std::string describe_child_exit(int rc) {

@@ -27,6 +27,10 @@ void throw_if_interrupted();
 void register_child(pid_t pid);
 void unregister_child(pid_t pid);
 
+// A waitpid() status as an exit code: the child's own, or 128 + the signal that killed it (the
+// shell's convention; run_process, the simulation server and the point runner report it so).
+int exit_code_of(int wait_status);
+
 // How a failed child ended, from its status as run_process and the simulation server report it
 // (128 + the signal when killed): "exited 4", "was killed by signal 6 (SIGABRT)". A child killed
 // by SIGKILL leaves no message of its own (the kernel's out-of-memory killer or a resource

@@ -75,6 +75,9 @@ std::string apply_override(YAML::Node root, const std::string& key, const std::s
   for (std::size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
     parts.push_back(key.substr(start, dot - start));
   parts.push_back(key.substr(start));
+  const auto is_index = [](const std::string& part) {
+    return part.find_first_not_of("0123456789") == std::string::npos;
+  };
   std::string path;  // the parts walked so far, as error paths spell them
   const auto fail = [&](const std::string& message) {
     throw ConfigError(override_name(key, value), 0, 0, path.empty() ? key : path, message);
@@ -85,10 +88,9 @@ std::string apply_override(YAML::Node root, const std::string& key, const std::s
     const std::string& part = parts[i];
     const bool last = i + 1 == parts.size();
     if (cur.IsSequence()) {
-      const bool digits = part.find_first_not_of("0123456789") == std::string::npos;
       const std::size_t n = cur.size();
       std::size_t index = n;
-      if (digits && part.size() <= 9) index = static_cast<std::size_t>(std::stoul(part));
+      if (is_index(part) && part.size() <= 9) index = static_cast<std::size_t>(std::stoul(part));
       if (index >= n)
         fail(n == 0
                  ? fmt::format("is an empty list: there is no item \"{}\" in it", part)
@@ -114,9 +116,9 @@ std::string apply_override(YAML::Node root, const std::string& key, const std::s
     if (!cur[part]) {
       // A number next would index a list that is not there; a map keyed "0" would make the
       // loader blame a key the file does not have.
-      const std::string& after = parts[i + 1];
-      if (after.find_first_not_of("0123456789") == std::string::npos)
-        fail(fmt::format("is not in the scenario: there is no list to take item \"{}\" of", after));
+      if (is_index(parts[i + 1]))
+        fail(fmt::format("is not in the scenario: there is no list to take item \"{}\" of",
+                         parts[i + 1]));
       cur[part] = YAML::Node(YAML::NodeType::Map);
     }
     YAML::Node next = cur[part];

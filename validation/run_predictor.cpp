@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -310,7 +309,7 @@ int run_process(const std::vector<std::string>& argv, std::string& output) {
   while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
   const int status = pclose(pipe);
   common::throw_if_interrupted();  // a simulation cut short is no result
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return common::exit_code_of(status);
 }
 
 RunPredictor::RunPredictor(std::string scalecast_exe, std::string work_dir,
