@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <csignal>
+#include <cstring>
 
 namespace scalecast::common {
 namespace {
@@ -62,16 +63,13 @@ int exit_code_of(int wait_status) {
 }
 
 std::string describe_child_exit(int rc) {
-  if (rc <= 128) return fmt::format("exited {}", rc);
+  // 128 + N is how exit_code_of reports a signal; a status above 128 + SIGRTMAX (255, say) can
+  // only have been a process's own exit code.
+  if (rc <= 128 || rc - 128 > SIGRTMAX) return fmt::format("exited {}", rc);
   const int sig = rc - 128;
-  const char* name = sig == SIGKILL   ? "SIGKILL"
-                     : sig == SIGSEGV ? "SIGSEGV"
-                     : sig == SIGABRT ? "SIGABRT"
-                     : sig == SIGTERM ? "SIGTERM"
-                     : sig == SIGINT  ? "SIGINT"
-                                      : nullptr;
-  std::string out = name ? fmt::format("was killed by signal {} ({})", sig, name)
-                         : fmt::format("was killed by signal {}", sig);
+  const char* name = ::sigabbrev_np(sig);  // glibc >= 2.32: "KILL", "SEGV"; null if unnamed
+  std::string out = name != nullptr ? fmt::format("was killed by signal {} (SIG{})", sig, name)
+                                    : fmt::format("was killed by signal {}", sig);
   if (sig == SIGKILL)
     out +=
         ": no message of its own; usually the kernel's out-of-memory killer (the point may "

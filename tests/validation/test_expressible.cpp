@@ -3,7 +3,9 @@
 // simulated (not skipped) by a protocol run whose predictor applies the real checks.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -241,7 +243,15 @@ TEST_SUITE("unit") {
   TEST_CASE("a child killed by a signal is named by it, SIGKILL with its usual cause") {
     CHECK(scalecast::common::describe_child_exit(4) == "exited 4");
     CHECK(scalecast::common::describe_child_exit(134) == "was killed by signal 6 (SIGABRT)");
-    CHECK(scalecast::common::describe_child_exit(128 + 30) == "was killed by signal 30");
+    // Every named signal by its name (glibc's table), not only the five that were spelled out.
+    CHECK(scalecast::common::describe_child_exit(128 + SIGUSR1) ==
+          fmt::format("was killed by signal {} (SIGUSR1)", SIGUSR1));
+    CHECK(scalecast::common::describe_child_exit(128 + SIGBUS) ==
+          fmt::format("was killed by signal {} (SIGBUS)", SIGBUS));
+    // A real-time signal has a number only; a status past the last signal is an exit code.
+    CHECK(scalecast::common::describe_child_exit(128 + SIGRTMIN + 1) ==
+          fmt::format("was killed by signal {}", SIGRTMIN + 1));
+    CHECK(scalecast::common::describe_child_exit(255) == "exited 255");
     CHECK(scalecast::common::describe_child_exit(137).rfind(
               "was killed by signal 9 (SIGKILL): no message of its own; usually the kernel's "
               "out-of-memory killer",
