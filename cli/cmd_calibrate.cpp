@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "calibration/calibration_runner.hpp"
@@ -105,6 +107,11 @@ std::string command_line(const CalibrateOptions& o) {
 
 int run_import(const CalibrateOptions& o) {
   const std::string tag = o.import_deepbench.substr(0, o.import_deepbench.find('-'));
+  const auto& known = calibration::deepbench_devices();
+  if (std::find(known.begin(), known.end(), o.import_deepbench) == known.end())
+    throw common::ConfigError("command line", 0, 0, "--import-deepbench",
+                              fmt::format("no published DeepBench table for '{}' (known: {})",
+                                          o.import_deepbench, fmt::join(known, ", ")));
   calibration::Database db = calibration::import_deepbench(
       o.import_deepbench, o.deepbench_dir + "/deepbench-" + tag + "-conv.csv",
       o.deepbench_dir + "/deepbench-" + tag + "-gemm.csv");
@@ -184,6 +191,35 @@ int run_calibrate(const CalibrateOptions& o) {
     throw common::ConfigError("command line", 0, 0, "--clock",
                               "the thread CPU clock times CPU kernels; --backend " + o.backend +
                                   " times with device events");
+  // The models, resolved before the backend starts (a GPU backend takes seconds to come up): an
+  // unknown name, or an option the model cannot take, is an error at its option.
+  struct Resolved {
+    std::string name;
+    std::optional<models::TransformerSpec> llm;  // an LLM zoo transformer
+    std::optional<models::Model> graph;          // otherwise a layer graph
+  };
+  std::vector<Resolved> resolved;
+  for (const auto& name : o.models) {
+    Resolved r{name, models::find_transformer(name), std::nullopt};
+    if (!r.llm) {
+      try {
+        r.graph = models::load_model(name);
+      } catch (const std::invalid_argument& e) {
+        throw common::ConfigError("command line", 0, 0, "--models", e.what());
+      }
+      if (o.tps != std::vector<int>{1})
+        throw common::ConfigError(
+            "command line", 0, 0, "--tp",
+            fmt::format("for the LLM zoo's transformers (one GPU's tensor-parallel shard); {} is "
+                        "measured whole, give it without --tp",
+                        name));
+      if (!r.graph->input.tokens && o.seq_lens != std::vector<int>{0})
+        throw common::ConfigError(
+            "command line", 0, 0, "--seq-len",
+            fmt::format("for models whose input is token sequences; {} takes images", name));
+    }
+    resolved.push_back(std::move(r));
+  }
   // One core for the whole calibration (kernels/cpu_affinity.hpp says why).
   std::optional<kernels::CpuPin> pin;
   if (o.cpu >= 0) {
@@ -221,22 +257,17 @@ int run_calibrate(const CalibrateOptions& o) {
     // Every op of every model's training step at each batch size and precision; the runner
     // measures each distinct measurement key once.
     std::vector<models::Op> ops;
-    for (const auto& name : o.models) {
-      if (const auto spec = models::find_transformer(name)) {
+    for (const Resolved& r : resolved) {
+      if (r.llm) {
         for (int t : o.tps)
           for (int q : o.seq_lens)
             for (int b : o.batches)
               for (const auto& p : o.precisions) {
-                const auto step = llm_ops(*spec, t, b, q, p);
+                const auto step = llm_ops(*r.llm, t, b, q, p);
                 ops.insert(ops.end(), step.begin(), step.end());
               }
         continue;
       }
-      const models::Model model = models::load_model(name);
-      if (!model.input.tokens && o.seq_lens != std::vector<int>{0})
-        throw common::ConfigError(
-            "command line", 0, 0, "--seq-len",
-            fmt::format("for models whose input is token sequences; {} takes images", name));
       for (int q : o.seq_lens)
         for (int b : o.batches)
           for (const auto& p : o.precisions) {
@@ -244,7 +275,7 @@ int run_calibrate(const CalibrateOptions& o) {
             so.batch = b;
             so.precision = *common::parse_precision(p);
             so.seq_len = q;
-            const auto step = models::build_training_step(model, so);
+            const auto step = models::build_training_step(*r.graph, so);
             ops.insert(ops.end(), step.ops().begin(), step.ops().end());
           }
     }
@@ -307,7 +338,8 @@ void add_calibrate_command(CLI::App& app, Action& action) {
                   "Seconds each timed sample lasts at least")
       ->capture_default_str();
   sub->add_option("--cpu", opts->cpu,
-                  "CPU backend: pin the measurement to this CPU (cores may differ in speed)");
+                  "CPU backend: pin the measurement to this CPU (cores may differ in speed)")
+      ->check(CLI::Range(0, 1 << 20));
   sub->add_option("--clock", opts->clock,
                   "CPU backend: time on the wall clock, or on the measuring thread's CPU clock "
                   "(leaves out time the OS gave the core to other processes)")
