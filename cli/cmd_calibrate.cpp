@@ -194,13 +194,12 @@ int run_calibrate(const CalibrateOptions& o) {
   // The models, resolved before the backend starts (a GPU backend takes seconds to come up): an
   // unknown name, or an option the model cannot take, is an error at its option.
   struct Resolved {
-    std::string name;
     std::optional<models::TransformerSpec> llm;  // an LLM zoo transformer
     std::optional<models::Model> graph;          // otherwise a layer graph
   };
   std::vector<Resolved> resolved;
   for (const auto& name : o.models) {
-    Resolved r{name, models::find_transformer(name), std::nullopt};
+    Resolved r{models::find_transformer(name), std::nullopt};
     if (!r.llm) {
       try {
         r.graph = models::load_model(name);
