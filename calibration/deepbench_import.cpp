@@ -236,13 +236,16 @@ void import_deepbench_gemm(const std::string& text, const std::string& name,
   }
 }
 
-Database import_deepbench(const std::string& device, const std::string& conv_csv_path,
-                          const std::string& gemm_csv_path) {
+void require_deepbench_device(const std::string& device) {
   const auto& known = deepbench_devices();
   if (std::find(known.begin(), known.end(), device) == known.end())
-    throw std::invalid_argument(
-        fmt::format("deepbench: no published table for device '{}' (known: {})", device,
-                    fmt::join(known, ", ")));
+    throw std::invalid_argument(fmt::format("no published DeepBench table for '{}' (known: {})",
+                                            device, fmt::join(known, ", ")));
+}
+
+Database import_deepbench(const std::string& device, const std::string& conv_csv_path,
+                          const std::string& gemm_csv_path) {
+  require_deepbench_device(device);
   Database db;
   const Source src = deepbench_source(device);
   db.add_source(src);

@@ -15,6 +15,10 @@ namespace scalecast::calibration {
 // Catalog keys DeepBench has published tables for: "p100-sxm2", "v100-sxm2".
 const std::vector<std::string>& deepbench_devices();
 
+// Throws std::invalid_argument "no published DeepBench table for 'X' (known: ...)" unless
+// `device` is one of deepbench_devices().
+void require_deepbench_device(const std::string& device);
+
 // Imports one device's conv and GEMM CSVs. Throws std::invalid_argument for a device without a
 // published table and common::ConfigError (file:line:col, column name) for a malformed CSV.
 Database import_deepbench(const std::string& device, const std::string& conv_csv_path,

@@ -106,12 +106,12 @@ std::string command_line(const CalibrateOptions& o) {
 }
 
 int run_import(const CalibrateOptions& o) {
+  try {
+    calibration::require_deepbench_device(o.import_deepbench);
+  } catch (const std::invalid_argument& e) {
+    throw common::ConfigError("command line", 0, 0, "--import-deepbench", e.what());
+  }
   const std::string tag = o.import_deepbench.substr(0, o.import_deepbench.find('-'));
-  const auto& known = calibration::deepbench_devices();
-  if (std::find(known.begin(), known.end(), o.import_deepbench) == known.end())
-    throw common::ConfigError("command line", 0, 0, "--import-deepbench",
-                              fmt::format("no published DeepBench table for '{}' (known: {})",
-                                          o.import_deepbench, fmt::join(known, ", ")));
   calibration::Database db = calibration::import_deepbench(
       o.import_deepbench, o.deepbench_dir + "/deepbench-" + tag + "-conv.csv",
       o.deepbench_dir + "/deepbench-" + tag + "-gemm.csv");

@@ -77,7 +77,7 @@ TEST_SUITE("unit") {
 
   TEST_CASE("unknown DeepBench device and malformed CSV give precise errors") {
     CHECK_THROWS_WITH(import_deepbench("a100-sxm4-40gb", "x.csv", "y.csv"),
-                      "deepbench: no published table for device 'a100-sxm4-40gb' (known: "
+                      "no published DeepBench table for 'a100-sxm4-40gb' (known: "
                       "p100-sxm2, v100-sxm2)");
     Database db;
     db.add_source(t::test_source("s", "v100-sxm2"));
