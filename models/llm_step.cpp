@@ -395,7 +395,8 @@ class ChunkBuilder {
     st.optimizer_ops.push_back(std::move(opt));
     if (group == 1) return;
     const CommGroup g = c_.cp > 1 ? CommGroup::kDpCp : CommGroup::kDp;
-    const auto comm = [&](std::string what, CommKind kind, double full, bool overlap, bool per_mb) {
+    const auto comm = [&](std::string what, CommKind kind, double full, bool overlap, bool per_mb,
+                          bool pipelined = false) {
       LlmComm x;
       x.name = fmt::format("chunk{}.{}", chunk_.chunk, what);
       x.group = g;
@@ -404,6 +405,7 @@ class ChunkBuilder {
       x.bytes = kind == CommKind::kAllGather ? full / group : full;
       x.overlappable = overlap;
       x.per_micro_batch = per_mb;
+      x.pipelined_fsdp = pipelined;
       st.dp_comms.push_back(std::move(x));
     };
     const double grads = p * c_.grad_reduce_bytes, params = p * kParamGatherBytes;
@@ -412,6 +414,11 @@ class ChunkBuilder {
     } else if (c_.zero_stage <= 2) {
       comm("grad_reducescatter", CommKind::kReduceScatter, grads, c_.overlap_dp_comm, false);
       comm("param_allgather", CommKind::kAllGather, params, c_.overlap_param_gather, false);
+    } else if (c_.pp > 1) {
+      // FSDP under a pipeline schedule (TorchTitan): one gather and one reduction per iteration.
+      comm("param_allgather.first_forward", CommKind::kAllGather, params, c_.overlap_param_gather,
+           false, true);
+      comm("grad_reducescatter", CommKind::kReduceScatter, grads, c_.overlap_dp_comm, false, true);
     } else {
       comm("param_allgather.forward", CommKind::kAllGather, params, c_.overlap_param_gather, true);
       comm("param_allgather.backward", CommKind::kAllGather, params, c_.overlap_param_gather, true);

@@ -35,6 +35,14 @@ struct LlmComm {
   // Added. dp_comms only: runs once per micro-batch (ZeRO-3 / FSDP parameter all-gather before
   // each forward and backward, and its gradient reduce-scatter) instead of once per iteration.
   bool per_micro_batch = false;
+  // Added. dp_comms only, ZeRO 3 with pp > 1: FSDP under a pipeline schedule as TorchTitan runs
+  // it. The parameters are gathered once per iteration, before the chunk's first forward, and
+  // kept through every micro-batch (TorchTitan's default reshard_after_forward = not pp_enabled,
+  // "to avoid per-microbatch all-gathers" [TorchTitan-parallelize]); the gradients are
+  // reduce-scattered once, after the chunk's last backward (torch.distributed.pipelining turns
+  // FSDP's gradient sync and reshard-after-backward off for every backward but the last and runs
+  // the post-backward after it [PyTorch-pipelining-stage]).
+  bool pipelined_fsdp = false;
 };
 
 // Ops run in order on the compute stream, then `comms` (in order) before the next segment.
@@ -53,7 +61,8 @@ struct ChunkStep {
   // Per iteration: gradient reduction over DP (all-reduce for ZeRO 0; reduce-scatter for 1/2/3, as
   // Megatron's distributed optimizer and FSDP do, the same volume as the all-reduce: Rajbhandari
   // et al. 2020 sec. 7.2), parameter all-gather (ZeRO 1/2 after the optimizer; ZeRO 3 before
-  // every forward and backward, per_micro_batch).
+  // every forward and backward, per_micro_batch, or with pp > 1 once before the first forward,
+  // pipelined_fsdp).
   std::vector<LlmComm> dp_comms;
   std::vector<Op> optimizer_ops;  // the optimizer step on this GPU's shard
 };

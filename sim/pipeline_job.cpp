@@ -71,6 +71,10 @@ struct PipelineJob::State {
     // ZeRO-1/2 parameter gathers after the optimizer, one piece per forward segment: segment k
     // of the chunk's first forward of the next iteration waits for piece k.
     std::vector<std::vector<models::LlmComm>> gather_step;
+    // ZeRO 3 under a pipeline schedule (LlmComm::pipelined_fsdp): the gathers of the forward
+    // segments of the chunk's first micro-batch, and the reductions launched together after its
+    // last backward.
+    std::vector<std::vector<models::LlmComm>> gather_first, grad_last;
   };
   std::vector<Pieces> pieces;  // per chunk
   // The iteration barrier.
@@ -317,9 +321,11 @@ struct PipelineJob::State {
     const auto& tasks = order[static_cast<std::size_t>(stage)];
     DpStream& d = dp_stream[static_cast<std::size_t>(stage)];
     // A task's per-micro-batch parameter gathers, one list per segment (ZeRO-3 / FSDP).
+    // Pipelined FSDP gathers only for the chunk's first forward of the iteration.
     const auto gathers =
         [&](const PipelineTask& t) -> const std::vector<std::vector<models::LlmComm>>& {
       const Pieces& pc = pieces[static_cast<std::size_t>(t.chunk)];
+      if (t.forward && t.microbatch == 0 && !pc.gather_first.empty()) return pc.gather_first;
       return t.forward ? pc.gather_fwd : pc.gather_bwd;
     };
     static const std::vector<models::LlmComm> kNone;
@@ -381,6 +387,12 @@ struct PipelineJob::State {
           if (t.chunk + 1 < chunks)
             receive(stage, it, bwd_in[static_cast<std::size_t>(t.chunk)], label);
           run_segments(stage, it, pc.backward, label, before, after);
+          if (last) {
+            // Pipelined FSDP: the post-backward of the chunk's last micro-batch reduces all.
+            int target = 0;
+            for (const auto& list : pcs.grad_last) target = std::max(target, push_all(stage, list));
+            if (target > 0 && !p.overlap_dp_comm) wait_dp(stage, it, target);
+          }
           if (t.chunk > 0)
             send(stage, it, bwd_in[static_cast<std::size_t>(t.chunk - 1)], pc.send_backward_bytes);
           ++backwards[static_cast<std::size_t>(t.chunk)];
@@ -533,6 +545,13 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
       }
     };
     for (const models::LlmComm& c : pc.dp_comms) {
+      if (c.pipelined_fsdp) {
+        if (is_gather(c))
+          split(pc.forward, c, pieces.gather_first);
+        else
+          split(pc.backward, c, pieces.grad_last);
+        continue;
+      }
       if (is_gather(c)) {
         if (!c.per_micro_batch) {
           split(pc.forward, c, pieces.gather_step);

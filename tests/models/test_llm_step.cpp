@@ -178,6 +178,7 @@ TEST_SUITE("unit") {
         else
           grad += x.bytes;
         if (zero == 0) CHECK(x.kind == CommKind::kAllReduce);
+        CHECK_FALSE(x.pipelined_fsdp);  // pp 1: FSDP reshards after forward
         if (x.kind == CommKind::kAllGather) CHECK(x.bytes == doctest::Approx(x.full_bytes / 8));
       }
       CHECK(grad == doctest::Approx(4 * p));  // fp32 gradients, one reduction
@@ -185,6 +186,37 @@ TEST_SUITE("unit") {
       CHECK(gather_per_mb == doctest::Approx(zero == 3 ? 4 * p : 0.0));  // forward + backward
       REQUIRE(st.optimizer_ops.size() == 1);
       CHECK(st.optimizer_ops[0].elements == static_cast<std::int64_t>(zero >= 1 ? p / 8 : p));
+    }
+  }
+
+  TEST_CASE("ZeRO 3 with pipeline parallelism: one gather and one reduction per iteration") {
+    // TorchTitan under torch.distributed.pipelining: reshard_after_forward = not pp_enabled, and
+    // gradient sync only after the last backward; Psi + 2 Psi (bf16 gather, fp32 reduction).
+    const TransformerSpec m = zoo("llama3_8b");
+    for (int vs : {1, 2}) {
+      ParallelConfig c = config(1, 2, 1, vs, Recompute::kNone, false, true);
+      c.dp = 8;
+      c.zero_stage = 3;
+      const auto steps = build_llm_step(m, c);
+      REQUIRE(steps.size() == static_cast<std::size_t>(2 * vs));
+      for (const ChunkStep& st : steps) {
+        const double p = static_cast<double>(st.parameters);
+        int gathers = 0, reductions = 0;
+        for (const LlmComm& x : st.dp_comms) {
+          CHECK(x.pipelined_fsdp);
+          CHECK_FALSE(x.per_micro_batch);
+          if (x.kind == CommKind::kAllGather) {
+            ++gathers;
+            CHECK(x.full_bytes == doctest::Approx(2 * p));
+          } else {
+            ++reductions;
+            CHECK(x.kind == CommKind::kReduceScatter);
+            CHECK(x.bytes == doctest::Approx(4 * p));
+          }
+        }
+        CHECK(gathers == 1);
+        CHECK(reductions == 1);
+      }
     }
   }
 

@@ -35,6 +35,28 @@ TEST_SUITE("unit") {
     }
   }
 
+  TEST_CASE("ZeRO 3 under a pipeline keeps the gathered weights and the gradients (TorchTitan)") {
+    // Gathered once per iteration and kept through every micro-batch; the gradients accumulate
+    // unsharded until the last backward. Only the optimizer state stays sharded.
+    const TransformerSpec m = zoo("llama3_8b");
+    ParallelConfig c;
+    c.pp = 4;
+    c.dp = 8;
+    c.global_batch = 64;
+    c.seq_len = 8192;
+    c.zero_stage = 3;
+    const auto st = estimate_stage_memory(m, c);
+    c.zero_stage = 1;
+    const auto one = estimate_stage_memory(m, c);
+    REQUIRE(st.size() == 4);
+    for (std::size_t i = 0; i < st.size(); ++i) {
+      CHECK(st[i].weights_bytes == doctest::Approx(one[i].weights_bytes));
+      CHECK(st[i].gradients_bytes == doctest::Approx(one[i].gradients_bytes));
+      CHECK(st[i].optimizer_bytes == doctest::Approx(one[i].optimizer_bytes));
+      CHECK(st[i].weights_bytes > 0.0);
+    }
+  }
+
   TEST_CASE("activations: Korthikanti et al. Table 2 x micro-batches in flight (1F1B)") {
     // GPT-3 175B, TP 8, PP 8, micro-batch 1, seq 2048, unfused attention (the paper's setting).
     const TransformerSpec m = zoo("gpt3_175b");

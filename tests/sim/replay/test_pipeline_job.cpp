@@ -302,4 +302,71 @@ TEST_SUITE("unit") {
       CHECK(r.iteration_time_s == doctest::Approx(50e-3 + expected).epsilon(1e-6));
     }
   }
+  TEST_CASE("pipeline: pipelined FSDP gathers before the first forward, reduces after the last") {
+    // Two DP replicas on two nodes, 3 micro-batches of a chunk with two 10 ms forward and two
+    // 10 ms backward segments; parameters 400 MB whole (a gather: 200 MB per GPU, 16 ms over a
+    // 12.5 GB/s NIC), gradients 400 MB (a reduce-scatter: 200 MB per GPU, 16 ms), both cut in
+    // two pieces by segment. With overlap.dp on and overlap.param_gather off:
+    // - ZeRO 3 under a pipeline (pipelined_fsdp): the gather once, before the first micro-batch's
+    //   forward segments (8 ms before each), the reduction once, both pieces after the last
+    //   backward: 16 + 16 ms exposed.
+    // - ZeRO 1/2 (neither flag): the gather after the optimizer, 16 ms; the first reduction piece
+    //   runs under the last backward's second segment, the second is exposed: 16 + 8 ms.
+    // - ZeRO 3 at pp 1 (per_micro_batch, both overlaps off): 3 gathers and 3 reductions, 96 ms.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps = no_latency(6, 1);
+    TestPlatform platform(ps);
+    enum Kind { kPipelined, kPerIteration, kPerMicroBatch };
+    std::vector<std::unique_ptr<PipelineJob>> jobs;
+    for (const Kind kind : {kPipelined, kPerIteration, kPerMicroBatch}) {
+      PipelineJobSpec s;
+      s.name = "job" + std::to_string(kind);
+      s.parallel.dp = 2;
+      s.parallel.micro_batch = 1;
+      s.parallel.global_batch = 6;
+      s.parallel.zero_stage = kind == kPerIteration ? 1 : 3;
+      s.parallel.overlap_param_gather = false;
+      s.parallel.overlap_dp_comm = kind != kPerMicroBatch;
+      PricedChunk pc;
+      pc.forward = {{10e-3, {}}, {10e-3, {}}};
+      pc.backward = {{10e-3, {}}, {10e-3, {}}};
+      models::LlmComm ag{"param_allgather.forward",
+                         models::CommGroup::kDp,
+                         models::CommKind::kAllGather,
+                         200e6,
+                         1,
+                         false};
+      ag.full_bytes = 400e6;
+      models::LlmComm rs{"grad_reducescatter",
+                         models::CommGroup::kDp,
+                         models::CommKind::kReduceScatter,
+                         400e6,
+                         1,
+                         false};
+      rs.full_bytes = 400e6;
+      for (models::LlmComm* x : {&ag, &rs}) {
+        x->pipelined_fsdp = kind == kPipelined;
+        x->per_micro_batch = kind == kPerMicroBatch;
+      }
+      pc.dp_comms = {ag, rs};
+      s.chunks.push_back(pc);
+      s.nodes = {2 * kind, 2 * kind + 1};
+      s.warmup = 1;
+      s.iterations = 1;
+      jobs.push_back(std::make_unique<PipelineJob>(platform, s));
+    }
+    engine->run();
+    const double each_s = 200e6 / ps.nic_bw;  // one whole gather or reduction
+    const double compute_s = 3 * (20e-3 + 20e-3);
+    for (const Kind kind : {kPipelined, kPerIteration, kPerMicroBatch}) {
+      const PipelineResult r = jobs[static_cast<std::size_t>(kind)]->result();
+      const double expected = kind == kPipelined      ? 2 * each_s
+                              : kind == kPerIteration ? 1.5 * each_s
+                                                      : 6 * each_s;
+      INFO("kind " << kind << ": exposed DP expected " << expected << " s, actual "
+                   << r.stages[0].exposed_dp_s);
+      CHECK(r.stages[0].exposed_dp_s == doctest::Approx(expected).epsilon(1e-6));
+      CHECK(r.iteration_time_s == doctest::Approx(compute_s + expected).epsilon(1e-6));
+    }
+  }
 }
