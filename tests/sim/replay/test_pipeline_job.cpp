@@ -330,20 +330,14 @@ TEST_SUITE("unit") {
       PricedChunk pc;
       pc.forward = {{10e-3, {}}, {10e-3, {}}};
       pc.backward = {{10e-3, {}}, {10e-3, {}}};
-      models::LlmComm ag{"param_allgather.forward",
-                         models::CommGroup::kDp,
-                         models::CommKind::kAllGather,
-                         200e6,
-                         1,
-                         false};
-      ag.full_bytes = 400e6;
-      models::LlmComm rs{"grad_reducescatter",
-                         models::CommGroup::kDp,
-                         models::CommKind::kReduceScatter,
-                         400e6,
-                         1,
-                         false};
-      rs.full_bytes = 400e6;
+      // 400 MB whole either way: the gather's input is the 200 MB shard.
+      const auto dp = [](const char* name, models::CommKind ck, double bytes) {
+        models::LlmComm x{name, models::CommGroup::kDp, ck, bytes, 1, false};
+        x.full_bytes = 400e6;
+        return x;
+      };
+      models::LlmComm ag = dp("param_allgather.forward", models::CommKind::kAllGather, 200e6);
+      models::LlmComm rs = dp("grad_reducescatter", models::CommKind::kReduceScatter, 400e6);
       for (models::LlmComm* x : {&ag, &rs}) {
         x->pipelined_fsdp = kind == kPipelined;
         x->per_micro_batch = kind == kPerMicroBatch;
