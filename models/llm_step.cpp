@@ -412,7 +412,11 @@ class ChunkBuilder {
     if (c_.zero_stage == 0) {
       comm("grad_allreduce", CommKind::kAllReduce, grads, c_.overlap_dp_comm, false);
     } else if (c_.zero_stage <= 2) {
-      comm("grad_reducescatter", CommKind::kReduceScatter, grads, c_.overlap_dp_comm, false);
+      // ZeRO 2 keeps only its gradient shard, so without a pipeline each micro-batch's gradients
+      // are reduce-scattered after its backward (DeepSpeed: "ZeRO stage >= 2 communicates during
+      // non gradient accumulation boundaries as well" [DeepSpeed-engine]); ZeRO 1 once.
+      const bool per_mb = c_.zero_stage == 2 && c_.pp == 1;
+      comm("grad_reducescatter", CommKind::kReduceScatter, grads, c_.overlap_dp_comm, per_mb);
       comm("param_allgather", CommKind::kAllGather, params, c_.overlap_param_gather, false);
     } else if (c_.pp > 1) {
       // FSDP under a pipeline schedule (TorchTitan): one gather and one reduction per iteration.

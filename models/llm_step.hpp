@@ -58,10 +58,11 @@ struct ChunkStep {
   double send_forward_bytes = 0.0;   // activation to the next chunk (0 for the last)
   double send_backward_bytes = 0.0;  // its gradient back to the previous chunk (0 for the first)
   std::int64_t parameters = 0;       // parameters of this chunk on this GPU (after TP split)
-  // Per iteration: gradient reduction over DP (all-reduce for ZeRO 0; reduce-scatter for 1/2/3, as
-  // Megatron's distributed optimizer and FSDP do, the same volume as the all-reduce: Rajbhandari
-  // et al. 2020 sec. 7.2), parameter all-gather (ZeRO 1/2 after the optimizer; ZeRO 3 before
-  // every forward and backward, per_micro_batch, or with pp > 1 once before the first forward,
+  // Gradient reduction over DP (all-reduce for ZeRO 0; reduce-scatter for 1/2/3, as Megatron's
+  // distributed optimizer and FSDP do, the same volume as the all-reduce: Rajbhandari et al. 2020
+  // sec. 7.2), once per iteration, or per micro-batch for ZeRO 2 and 3 at pp 1
+  // (per_micro_batch); parameter all-gather (ZeRO 1/2 after the optimizer; ZeRO 3 before every
+  // forward and backward, per_micro_batch, or with pp > 1 once before the first forward,
   // pipelined_fsdp).
   std::vector<LlmComm> dp_comms;
   std::vector<Op> optimizer_ops;  // the optimizer step on this GPU's shard

@@ -179,6 +179,9 @@ TEST_SUITE("unit") {
           grad += x.bytes;
         if (zero == 0) CHECK(x.kind == CommKind::kAllReduce);
         CHECK_FALSE(x.pipelined_fsdp);  // pp 1: FSDP reshards after forward
+        // 4 micro-batches: ZeRO 2 and 3 reduce each one's gradients (their shard is all they
+        // keep), ZeRO 0 and 1 the accumulated gradients once.
+        if (x.kind != CommKind::kAllGather) CHECK(x.per_micro_batch == (zero >= 2));
         if (x.kind == CommKind::kAllGather) CHECK(x.bytes == doctest::Approx(x.full_bytes / 8));
       }
       CHECK(grad == doctest::Approx(4 * p));  // fp32 gradients, one reduction
