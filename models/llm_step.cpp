@@ -395,8 +395,7 @@ class ChunkBuilder {
     st.optimizer_ops.push_back(std::move(opt));
     if (group == 1) return;
     const CommGroup g = c_.cp > 1 ? CommGroup::kDpCp : CommGroup::kDp;
-    const auto comm = [&](std::string what, CommKind kind, double full, bool overlap, bool per_mb,
-                          bool pipelined = false) {
+    const auto comm = [&](std::string what, CommKind kind, double full, bool overlap, bool per_mb) {
       LlmComm x;
       x.name = fmt::format("chunk{}.{}", chunk_.chunk, what);
       x.group = g;
@@ -405,7 +404,7 @@ class ChunkBuilder {
       x.bytes = kind == CommKind::kAllGather ? full / group : full;
       x.overlappable = overlap;
       x.per_micro_batch = per_mb;
-      x.pipelined_fsdp = pipelined;
+      x.pipelined_fsdp = c_.pipelined_fsdp();
       st.dp_comms.push_back(std::move(x));
     };
     const double grads = p * c_.grad_reduce_bytes, params = p * kParamGatherBytes;
@@ -418,11 +417,11 @@ class ChunkBuilder {
       const bool per_mb = c_.zero_stage == 2 && c_.pp == 1;
       comm("grad_reducescatter", CommKind::kReduceScatter, grads, c_.overlap_dp_comm, per_mb);
       comm("param_allgather", CommKind::kAllGather, params, c_.overlap_param_gather, false);
-    } else if (c_.pp > 1) {
+    } else if (c_.pipelined_fsdp()) {
       // FSDP under a pipeline schedule (TorchTitan): one gather and one reduction per iteration.
       comm("param_allgather.first_forward", CommKind::kAllGather, params, c_.overlap_param_gather,
-           false, true);
-      comm("grad_reducescatter", CommKind::kReduceScatter, grads, c_.overlap_dp_comm, false, true);
+           false);
+      comm("grad_reducescatter", CommKind::kReduceScatter, grads, c_.overlap_dp_comm, false);
     } else {
       comm("param_allgather.forward", CommKind::kAllGather, params, c_.overlap_param_gather, true);
       comm("param_allgather.backward", CommKind::kAllGather, params, c_.overlap_param_gather, true);

@@ -73,6 +73,9 @@ struct ParallelConfig {
     return dp > 0 && micro_batch > 0 ? global_batch / (dp * micro_batch) : 0;
   }
   int gpus() const { return tp * pp * cp * dp; }
+  // ZeRO 3 under a pipeline schedule: FSDP as TorchTitan runs it, parameters gathered once per
+  // iteration and gradients reduced once (models/README.md "DP comms").
+  bool pipelined_fsdp() const { return zero_stage >= 3 && pp > 1; }
 };
 
 // Parses `parallel:` (keys tp, pp, cp, dp, virtual_stages, micro_batch, global_batch, seq_len,

@@ -73,11 +73,9 @@ std::vector<StageMemory> estimate_stage_memory(const TransformerSpec& model,
     }
     // ZeRO 3 under a pipeline schedule keeps the gathered parameters and the unsharded gradients
     // from the first forward to the last backward (llm_step.hpp, LlmComm::pipelined_fsdp).
-    const bool pipelined_fsdp = config.zero_stage >= 3 && config.pp > 1;
-    st.weights_bytes =
-        kWeightBytes * params / (config.zero_stage >= 3 && !pipelined_fsdp ? group : 1.0);
-    st.gradients_bytes =
-        kGradBytes * params / (config.zero_stage >= 2 && !pipelined_fsdp ? group : 1.0);
+    const bool kept = config.pipelined_fsdp();
+    st.weights_bytes = kWeightBytes * params / (config.zero_stage >= 3 && !kept ? group : 1.0);
+    st.gradients_bytes = kGradBytes * params / (config.zero_stage >= 2 && !kept ? group : 1.0);
     st.optimizer_bytes = kOptimizerBytes * params / (config.zero_stage >= 1 ? group : 1.0);
     // With recompute_every k, one block in k is checkpointed and the others keep everything.
     const double checkpointed = config.recompute == Recompute::kFull

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "sim/communicator.hpp"
+#include "sim/dp_pieces.hpp"
 #include "sim/pipeline_schedule.hpp"
 #include "sim/rank_layout.hpp"
 #include "sim/simulated_platform.hpp"
@@ -37,8 +38,6 @@ const char* group_name(models::CommGroup g) {
   return "?";
 }
 
-bool is_gather(const models::LlmComm& c) { return c.kind == models::CommKind::kAllGather; }
-
 // The call's buffer as the Collective classes take it: the whole tensor (all-gather: the gathered
 // output), per transfer for a ring exchange.
 double call_bytes(const models::LlmComm& c) { return c.full_bytes > 0.0 ? c.full_bytes : c.bytes; }
@@ -61,22 +60,7 @@ struct PipelineJob::State {
     sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
   };
   std::vector<DpStream> dp_stream;
-  // DP collectives cut into one piece per segment, in proportion to the segments' compute time
-  // (a proxy for their parameters): per chunk and segment, the gradient reductions launched after
-  // the backward segment (the chunk's last micro-batch; every micro-batch for per-micro-batch
-  // ones) and the per-micro-batch parameter gathers of the forward / backward segment. Megatron
-  // and FSDP launch these per bucket / per layer, so they overlap the rest of the pass.
-  struct Pieces {
-    std::vector<std::vector<models::LlmComm>> grad, grad_per_mb, gather_fwd, gather_bwd;
-    // ZeRO-1/2 parameter gathers after the optimizer, one piece per forward segment: segment k
-    // of the chunk's first forward of the next iteration waits for piece k.
-    std::vector<std::vector<models::LlmComm>> gather_step;
-    // ZeRO 3 under a pipeline schedule (LlmComm::pipelined_fsdp): the gathers of the forward
-    // segments of the chunk's first micro-batch, and the reductions launched together after its
-    // last backward.
-    std::vector<std::vector<models::LlmComm>> gather_first, grad_last;
-  };
-  std::vector<Pieces> pieces;  // per chunk
+  std::vector<DpPieces> pieces;  // per chunk (dp_pieces.hpp)
   // The iteration barrier.
   int arrived = 0, barrier_epoch = 0;
   sg4::MutexPtr barrier_mutex = sg4::Mutex::create();
@@ -324,7 +308,7 @@ struct PipelineJob::State {
     // Pipelined FSDP gathers only for the chunk's first forward of the iteration.
     const auto gathers =
         [&](const PipelineTask& t) -> const std::vector<std::vector<models::LlmComm>>& {
-      const Pieces& pc = pieces[static_cast<std::size_t>(t.chunk)];
+      const DpPieces& pc = pieces[static_cast<std::size_t>(t.chunk)];
       if (t.forward && t.microbatch == 0 && !pc.gather_first.empty()) return pc.gather_first;
       return t.forward ? pc.gather_fwd : pc.gather_bwd;
     };
@@ -345,7 +329,7 @@ struct PipelineJob::State {
       for (std::size_t i = 0; i < tasks.size(); ++i) {
         const PipelineTask& t = tasks[i];
         const PricedChunk& pc = spec.chunks[static_cast<std::size_t>(t.chunk)];
-        const Pieces& pcs = pieces[static_cast<std::size_t>(t.chunk)];
+        const DpPieces& pcs = pieces[static_cast<std::size_t>(t.chunk)];
         const std::string label = std::string(t.forward ? "F" : "B") + ".c" +
                                   std::to_string(t.chunk) + ".mb" + std::to_string(t.microbatch);
         const auto& g = gathers(t);
@@ -528,44 +512,7 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
   }
   s.memo.resize(static_cast<std::size_t>(s.pp));
   s.dp_stream = std::vector<State::DpStream>(static_cast<std::size_t>(s.pp));
-  for (const PricedChunk& pc : s.spec.chunks) {
-    State::Pieces pieces;
-    const auto split = [](const std::vector<PricedSegment>& segs, const models::LlmComm& c,
-                          std::vector<std::vector<models::LlmComm>>& out) {
-      out.resize(std::max<std::size_t>(1, segs.size()));
-      double total = 0.0;
-      for (const PricedSegment& g : segs) total += g.compute_s;
-      for (std::size_t k = 0; k < out.size(); ++k) {
-        const double w = total > 0.0 ? segs[k].compute_s / total : 1.0 / out.size();
-        if (w <= 0.0) continue;
-        models::LlmComm piece = c;
-        piece.bytes *= w;
-        piece.full_bytes *= w;
-        out[k].push_back(piece);
-      }
-    };
-    for (const models::LlmComm& c : pc.dp_comms) {
-      if (c.pipelined_fsdp) {
-        if (is_gather(c))
-          split(pc.forward, c, pieces.gather_first);
-        else
-          split(pc.backward, c, pieces.grad_last);
-        continue;
-      }
-      if (is_gather(c)) {
-        if (!c.per_micro_batch) {
-          split(pc.forward, c, pieces.gather_step);
-          continue;
-        }
-        const bool bwd =
-            c.name.size() >= 8 && c.name.compare(c.name.size() - 8, 8, "backward") == 0;
-        split(bwd ? pc.backward : pc.forward, c, bwd ? pieces.gather_bwd : pieces.gather_fwd);
-      } else {
-        split(pc.backward, c, c.per_micro_batch ? pieces.grad_per_mb : pieces.grad);
-      }
-    }
-    s.pieces.push_back(std::move(pieces));
-  }
+  for (const PricedChunk& pc : s.spec.chunks) s.pieces.push_back(cut_dp_pieces(pc));
   s.acc.assign(static_cast<std::size_t>(s.pp), {});
   for (int st = 0; st < s.pp; ++st) {
     sg4::Host* h = s.stage_host[static_cast<std::size_t>(st)];
