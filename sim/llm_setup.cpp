@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
@@ -12,6 +13,62 @@
 namespace scalecast::sim {
 
 using common::ConfigNode;
+
+void check_job_kind_keys(const ConfigNode& root, bool llm) {
+  if (!llm) {
+    if (auto v = root.optional("stage_gpus"))
+      v->fail("used only with `parallel:` (one GPU type per pipeline stage of an LLM job)");
+    return;
+  }
+  // Given elsewhere in an LLM scenario.
+  const std::pair<const char*, const char*> moved[] = {
+      {"seq_len", "seq_len"},
+      {"precision", "precision"},
+      {"batch_per_gpu", "micro_batch and global_batch"},
+      {"accumulation", "micro_batch and global_batch"}};
+  for (const auto& [key, instead] : moved)
+    if (auto v = root.optional(key))
+      v->fail(fmt::format("not used with `parallel:`; set parallel.{} instead", instead));
+  // Read by the data-parallel job only (sim/pipeline_job.hpp says what the LLM job simulates).
+  const std::pair<const char*, const char*> unsimulated[] = {
+      {"variability",
+       "compute noise and stragglers are not simulated for an LLM job (one GPU per pipeline "
+       "stage stands for its TP, CP and DP ranks, so no rank can be slower than its peers); "
+       "remove the key"},
+      {"fixed_costs",
+       "host dispatch and per-iteration host costs are not simulated for an LLM job; remove "
+       "the key (the anchor's framework_efficiency carries a framework's overheads)"},
+      {"input",
+       "the input pipeline is not simulated for an LLM job (its token batches come from "
+       "memory); remove the key"},
+      {"flow_limit_gpus", "an LLM job always runs at wave fidelity; remove the key"},
+      {"allreduce",
+       "an LLM job's collectives are NCCL rings over its process groups; set their overlap and "
+       "gradient dtype with parallel.overlap and parallel.grad_reduce_dtype"},
+      {"framework",
+       "an LLM job states its framework's policies in parallel (overlap, grad_reduce_dtype, "
+       "recompute, zero_stage, schedule)"},
+      {"time_to_train",
+       "time to train is computed for the convergence tables' CNN and BERT jobs only, not for "
+       "an LLM job"},
+      {"parameter_server", "an LLM job has no parameter servers"},
+      {"trace",
+       "an LLM job's trace.json always has one process per pipeline stage (run --out); remove "
+       "the key"}};
+  for (const auto& [key, why] : unsimulated) {
+    std::optional<ConfigNode> v = root.optional(key);
+    if (!v) continue;
+    // At the map's first leaf: its own line in the file, or the --set that wrote it.
+    while (v->is_map() && !v->entries().empty()) v = v->entries().front().second;
+    v->fail(fmt::format("not used with `parallel:`: {}", why));
+  }
+  if (auto v = root.optional("fidelity"); v && v->as_string() == "flow")
+    v->fail(
+        "not used with `parallel:`: an LLM job's collectives run at wave fidelity (one flow per "
+        "ring edge per call); expected wave or auto");
+  if (auto v = root.optional("strategy"); v && v->as_string() != "data_parallel")
+    v->fail("not used with `parallel:`: an LLM job's strategy is its parallel map; remove the key");
+}
 
 LlmSetup load_llm_setup(const ConfigNode& root, const std::string& model_ref, int gpus,
                         const platforms::Platform& machine, bool memory_check) {

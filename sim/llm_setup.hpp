@@ -28,6 +28,15 @@ struct LlmSetup {
   std::int64_t seq_len() const { return parallel.seq_len > 0 ? parallel.seq_len : model.seq_len; }
 };
 
+// The scenario keys that belong to one kind of job only. With `parallel:` the keys that select
+// the batch, precision or sequence length elsewhere (they are in `parallel`), and the single-job
+// keys the pipeline job does not simulate (variability, fixed host costs, the input pipeline,
+// flow fidelity, the data-parallel exchange settings, framework presets, time to train, the
+// parameter-server strategy, trace node selection): each is an error at its key saying why,
+// never silently ignored. Without `parallel:`, `stage_gpus` is an error. `llm` says whether
+// the scenario has `parallel:`.
+void check_job_kind_keys(const common::ConfigNode& root, bool llm);
+
 // Reads `parallel:` (and `stage_gpus:`) of a scenario whose model is `model_ref`, for a job of
 // `gpus` GPUs on `machine`; checks the configuration (models::parse_parallel) and that every
 // stage fits in the memory of every GPU type it may run on (unless `memory_check` is false).

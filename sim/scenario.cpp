@@ -346,14 +346,7 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   s.model = reference(model_key.as_string());
   // An LLM scenario (`parallel:`) takes batch, precision and sequence length from parallel.
   const bool llm = root.has("parallel");
-  const std::pair<const char*, const char*> llm_keys[] = {
-      {"seq_len", "seq_len"},
-      {"precision", "precision"},
-      {"batch_per_gpu", "micro_batch and global_batch"},
-      {"accumulation", "micro_batch and global_batch"}};
-  for (const auto& [key, instead] : llm_keys)
-    if (auto v = root.optional(key); v && llm)
-      v->fail(fmt::format("not used with `parallel:`; set parallel.{} instead", instead));
+  check_job_kind_keys(root, llm);
   if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key, s.model);
   if (auto v = root.optional("precision")) {
     const auto p = common::parse_precision(v->as_string());

@@ -92,6 +92,48 @@ TEST_SUITE("unit") {
     CHECK(gpus.find("error: parallel") != std::string::npos);
   }
 
+  TEST_CASE("llm scenario: single-job keys the pipeline job does not simulate are errors") {
+    // Each was silently ignored before: the run gave the same numbers with or without it.
+    // A map is reported at its first leaf (line 6), a scalar at its key (line 5).
+    const std::pair<const char*, const char*> cases[] = {
+        {"variability:\n  compute_noise: 0.1\n", "variability.compute_noise: not used with"},
+        {"fixed_costs:\n  per_iteration: 1s\n", "fixed_costs.per_iteration: not used with"},
+        {"input:\n  source: memory\n", "input.source: not used with"},
+        {"fidelity: flow\n", "fidelity: not used with"},
+        {"flow_limit_gpus: 4096\n", "flow_limit_gpus: not used with"},
+        {"allreduce:\n  algorithm: tree\n", "allreduce.algorithm: not used with"},
+        {"framework: pytorch\n", "framework: not used with"},
+        {"time_to_train: true\n", "time_to_train: not used with"},
+        {"strategy: parameter_server\n", "strategy: not used with"},
+        {"trace:\n  nodes: 2\n", "trace.nodes: not used with"}};
+    for (const auto& [extra, expected] : cases) {
+      const std::string e = error_of(llama(extra));
+      INFO(extra, " -> ", e);
+      const bool map = std::string(extra).find(":\n") != std::string::npos;
+      CHECK(e.find(map ? "bad.yaml:6:" : "bad.yaml:5:") != std::string::npos);
+      CHECK(e.find(expected) != std::string::npos);
+    }
+    // The same through an override names the override.
+    try {
+      load_scenario_text(llama(), "ok.yaml", {{"variability.stragglers", "0.1"}});
+      FAIL("no error");
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      INFO(what);
+      CHECK(what.find("--set variability.stragglers=0.1: error: variability.stragglers") == 0);
+    }
+    // What the pipeline job does read is accepted.
+    CHECK(load_scenario_text(llama("fidelity: wave\nstrategy: data_parallel\nseed: 3\n"), "ok.yaml")
+              .llm.has_value());
+    // stage_gpus belongs to LLM jobs only.
+    const std::string cnn = error_of(
+        "platform: dgx-h100\nmodel: resnet50\nnodes: 1\nbatch_per_gpu: 32\nstage_gpus: "
+        "[h100-sxm5]\n");
+    INFO(cnn);
+    CHECK(cnn.find("bad.yaml:5:") != std::string::npos);
+    CHECK(cnn.find("stage_gpus: used only with `parallel:`") != std::string::npos);
+  }
+
   TEST_CASE("llm scenario: one point of Llama 3 8B TP2 PP2 DP2 on a DGX H100") {
     const Scenario s = load_scenario_text(llama(), "llama.yaml");
     const RooflineCost cost;
