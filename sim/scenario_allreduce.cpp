@@ -46,6 +46,52 @@ void check_collnet(const ConfigNode& a, const AllReduceConfig& c,
         machine.name));
 }
 
+// Settings that the chosen library and algorithm never read would change nothing, silently (or,
+// for an NCCL-only algorithm under MPI, stop the point with an internal error): refused at the
+// key. A key stating its default (`inter_node: ring`, `chunks: auto`, `tuner: nccl`) asks for
+// nothing and stays accepted, so a base scenario can be swept over algorithms and libraries.
+void check_keys_apply(const ConfigNode& a, const AllReduceConfig& c) {
+  const auto refuse = [&](const char* key, const std::string& why) {
+    if (a.has(key)) a.required(key).fail("not used " + why);
+  };
+  const bool tree_inter = c.inter_node == Algorithm::kTree;
+  if (c.library == Library::kMpiCpu) {
+    const std::string why =
+        "with library mpi_cpu: Horovod's CPU path runs Open MPI's ring between the ranks' CPU "
+        "sockets, with no NCCL algorithm, protocol or tree";
+    if (c.algorithm != Algorithm::kAuto && c.algorithm != Algorithm::kRing)
+      refuse("algorithm", why);
+    if (c.protocol) refuse("protocol", why);
+    if (tree_inter) refuse("inter_node", why);
+    if (c.chunks > 0) refuse("chunks", why);
+    return;
+  }
+  if (c.library == Library::kMpi) {
+    const std::string why =
+        "with library mpi: CUDA-aware MPI runs the flow patterns without NCCL's tuning model";
+    if (c.protocol) refuse("protocol", why + " (protocols are NCCL's)");
+    if (needs_collective_model(c.algorithm))
+      refuse("algorithm", why + " (this algorithm is NCCL's)");
+  }
+  // NCCL's tuner picks each bucket's algorithm (and the inter-node stage) itself.
+  const bool per_bucket = c.library == Library::kNccl && c.nccl_tuner &&
+                          (c.algorithm == Algorithm::kAuto || needs_collective_model(c.algorithm));
+  const bool hierarchical =
+      !per_bucket && (c.algorithm == Algorithm::kHierarchical || c.algorithm == Algorithm::kAuto);
+  const std::string with = "with algorithm " + std::string(to_string(c.algorithm));
+  if (tree_inter && per_bucket)
+    refuse("inter_node",
+           with +
+               ": NCCL's tuning model chooses each bucket's inter-node algorithm (set "
+               "algorithm: hierarchical, or tuner: none, to fix it)");
+  else if (tree_inter && !hierarchical)
+    refuse("inter_node", with + ": it picks the inter-node stage of the hierarchical algorithm");
+  const bool tree = per_bucket || c.algorithm == Algorithm::kTree || (hierarchical && tree_inter);
+  if (!tree && c.chunks > 0)
+    refuse("chunks", with + (hierarchical ? " and inter_node ring" : "") +
+                         ": it pipelines the tree all-reduce, and no tree runs here");
+}
+
 }  // namespace
 
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
@@ -117,6 +163,7 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
 void check_collective_choice(const ConfigNode& a, const Scenario& s,
                              const platforms::Platform& machine) {
   const AllReduceConfig& c = s.allreduce;
+  check_keys_apply(a, c);
   check_collnet(a, c, machine);
   const bool forced = needs_collective_model(c.algorithm) || c.protocol.has_value();
   if (c.library != Library::kNccl || !forced) return;

@@ -87,6 +87,14 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
     block->fail("expected only with strategy: parameter_server");
   }
   const auto allreduce = root.optional("allreduce");
+  // Parameter servers push and pull each variable over gRPC: of the exchange settings only the
+  // transport applies.
+  if (s.strategy == "parameter_server" && allreduce && allreduce->is_map())
+    for (const auto& [key, v] : allreduce->entries())
+      if (key != "transport")
+        v.fail(
+            "not used with strategy parameter_server: the parameter servers push and pull each "
+            "variable (no all-reduce); only allreduce.transport applies");
   if (s.allreduce.library == Library::kMpiCpu)
     require_cpu_memory_bandwidth(allreduce->required("library"), machine,
                                  "allreduce library mpi_cpu's reduction in host memory");

@@ -42,6 +42,16 @@ allreduce:
 fidelity: wave
 )";
 
+// The loader's error for a scenario text with --set overrides, or "no error".
+std::string message(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    load_scenario_text(text, "bad.yaml", parse_overrides(sets));
+  } catch (const ConfigError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -68,14 +78,6 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("scenario errors name the file line and key") {
-    const auto message = [](const std::string& text, std::vector<std::string> sets = {}) {
-      try {
-        load_scenario_text(text, "bad.yaml", parse_overrides(sets));
-      } catch (const ConfigError& e) {
-        return std::string(e.what());
-      }
-      return std::string("no error");
-    };
     const std::string unknown = message(std::string(kScenario) + "fidelty: flow\n");
     INFO(unknown);
     CHECK(unknown.find("bad.yaml:12") != std::string::npos);
@@ -114,6 +116,51 @@ TEST_SUITE("unit") {
     const std::string bad_nodes = message(kScenario, {"nodes=[1, -2]"});
     CHECK(bad_nodes.find("nodes[1]") != std::string::npos);
     CHECK(message(kScenario, {"typo_key=1"}).find("typo_key") != std::string::npos);
+  }
+
+  TEST_CASE("allreduce keys the library and algorithm never read are errors at the key") {
+    // Each was accepted and changed nothing (library mpi with an NCCL-only algorithm stopped the
+    // point with an internal error instead, exit 4).
+    const std::pair<std::vector<std::string>, const char*> refused[] = {
+        {{"allreduce.library=mpi", "allreduce.algorithm=nvls"},
+         "allreduce.algorithm: not used with library mpi"},
+        {{"allreduce.library=mpi", "allreduce.protocol=ll"},
+         "allreduce.protocol: not used with library mpi"},
+        {{"platform=uber-pascal-roce25", "allreduce.library=mpi_cpu", "allreduce.algorithm=tree"},
+         "allreduce.algorithm: not used with library mpi_cpu"},
+        {{"platform=uber-pascal-roce25", "allreduce.library=mpi_cpu", "allreduce.algorithm=ring",
+          "allreduce.chunks=2"},
+         "allreduce.chunks: not used with library mpi_cpu"},
+        {{"allreduce.algorithm=ring", "allreduce.inter_node=tree"},
+         "allreduce.inter_node: not used with algorithm ring"},
+        {{"allreduce.algorithm=auto", "allreduce.inter_node=tree"},
+         "allreduce.inter_node: not used with algorithm auto: NCCL's tuning model chooses"},
+        {{"allreduce.algorithm=ring", "allreduce.chunks=3"},
+         "allreduce.chunks: not used with algorithm ring"},
+        {{"allreduce.chunks=3"},  // hierarchical with the default ring across nodes
+         "allreduce.chunks: not used with algorithm hierarchical and inter_node ring"},
+        {{"platform=uber-pascal-roce25", "strategy=parameter_server", "parameter_server.tasks=1"},
+         "bad.yaml:8:14: error: allreduce.algorithm: not used with strategy parameter_server"}};
+    for (const auto& [overrides, expected] : refused) {
+      const std::string e = message(kScenario, overrides);
+      INFO(e);
+      CHECK(e.find(expected) != std::string::npos);
+      // The override that wrote the key, or the file's line (the file's algorithm key).
+      CHECK((e.find("--set ") == 0 || e.find("bad.yaml:8:") == 0));
+    }
+    // Where the key is read, it is accepted; a key stating its default asks for nothing.
+    for (const std::vector<std::string>& ok :
+         {std::vector<std::string>{"allreduce.inter_node=tree", "allreduce.chunks=3"},
+          {"allreduce.algorithm=tree", "allreduce.chunks=3"},
+          {"allreduce.algorithm=auto", "allreduce.chunks=3"},
+          {"allreduce.algorithm=auto", "allreduce.tuner=none", "allreduce.inter_node=tree"},
+          {"allreduce.algorithm=ring", "allreduce.chunks=auto", "allreduce.inter_node=ring"},
+          {"allreduce.library=mpi", "allreduce.tuner=nccl"},
+          {"allreduce.library=mpi", "allreduce.algorithm=tree"},
+          {"platform=uber-pascal-roce25", "allreduce.library=mpi_cpu", "allreduce.algorithm=ring"},
+          {"platform=uber-pascal-roce25", "strategy=parameter_server", "parameter_server.tasks=1",
+           "allreduce={transport: tcp}"}})
+      CHECK(message(kScenario, ok) == "no error");
   }
 
   TEST_CASE("outputs are written and deterministic across processes") {
