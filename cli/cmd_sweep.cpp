@@ -220,7 +220,8 @@ int run_sweep(const SweepOptions& o) {
   }
   const sim::Scenario base = preflight(o.scenario, o.overrides);
   const std::vector<int> nodes = o.nodes.empty() ? base.nodes : parse_nodes(o.nodes);
-  SweepPlan plan = make_plan(o.scenario, o.overrides, o.axes, nodes, o.out_dir);
+  SweepPlan plan =
+      make_plan(o.scenario, o.overrides, o.axes, nodes, o.out_dir, base.llm.has_value());
   std::optional<sim::KeyLocation> nodes_at;
   if (!o.nodes.empty()) nodes_at = sim::KeyLocation{"command line", 0, 0, "--nodes"};
   if (base.multi)
@@ -236,6 +237,16 @@ int run_sweep(const SweepOptions& o) {
   for (const auto& combo : plan.combos) {  // every combination is checked before anything runs
     std::vector<std::string> sets = o.overrides;
     sets.insert(sets.end(), combo.begin(), combo.end());
+    if (plan.llm) {
+      // Each point is the LLM job at its node count: its parallel map must hold there (and the
+      // stages fit), checked now at the keys rather than in a child.
+      for (int n : nodes) {
+        std::vector<std::string> at_n = sets;
+        at_n.push_back("nodes=" + std::to_string(n));
+        sim::check_node_counts(preflight(o.scenario, at_n), {n}, nodes_at);
+      }
+      continue;
+    }
     // Every node count must be a machine the platform's topology rule builds (sim/cluster.hpp).
     const sim::Scenario s = preflight(o.scenario, sets);
     sim::check_node_counts(s, nodes, nodes_at);

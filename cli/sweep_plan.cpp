@@ -11,6 +11,7 @@
 #include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
 #include "common/input_file.hpp"
+#include "sim/llm_outputs.hpp"
 #include "sim/outputs.hpp"
 #include "sim/scenario.hpp"
 #include "sim/time_to_train.hpp"
@@ -37,6 +38,7 @@ Json plan_core(const SweepPlan& p) {
   j["keys"] = p.keys;
   j["combos"] = p.combos;
   j["nodes"] = p.nodes;
+  if (p.llm) j["llm"] = true;  // plans of data-parallel sweeps keep their bytes
   return j;
 }
 
@@ -96,8 +98,9 @@ std::string combo_dir(const SweepPlan& plan, int combo) {
 
 SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>& overrides,
                     const std::vector<std::string>& axes, const std::vector<int>& nodes,
-                    const std::string& dir) {
+                    const std::string& dir, bool llm) {
   SweepPlan plan;
+  plan.llm = llm;
   plan.dir = fs::absolute(dir).lexically_normal().string();
   plan.workdir = fs::current_path().string();
   plan.scenario = fs::absolute(scenario).lexically_normal().string();
@@ -128,6 +131,7 @@ SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>&
     for (int n : nodes)
       plan.points.push_back({static_cast<int>(plan.points.size()), c, n, 0, "point",
                              nodes.size() == 1 ? cdir : cdir + "/nodes-" + std::to_string(n)});
+    if (llm) continue;  // an LLM job has one size: no 1-GPU or 1-node baseline
     plan.points.push_back({static_cast<int>(plan.points.size()), c, 1, 1, "one_gpu", ""});
     if (!has_one_node)
       plan.points.push_back({static_cast<int>(plan.points.size()), c, 1, 0, "one_node", ""});
@@ -204,6 +208,7 @@ SweepPlan read_plan(const std::string& dir) {
     plan.keys = j.at("keys").get<std::vector<std::string>>();
     plan.combos = j.at("combos").get<std::vector<std::vector<std::string>>>();
     plan.nodes = j.at("nodes").get<std::vector<int>>();
+    plan.llm = j.value("llm", false);
     plan.inputs = inputs_of(j);
     std::istringstream lines(read_file(plan.dir + "/points.jsonl"));
     for (std::string line; std::getline(lines, line);) {
@@ -240,12 +245,56 @@ PointJob point_job(const SweepPlan& plan, int id) {
                                          id, plan.points.size(), plan.points.size() - 1));
   const PlannedPoint& p = plan.points[id];
   PointJob job{plan.scenario, point_sets(plan, p.combo), p.nodes, p.gpus_per_node, p.out_dir, ""};
+  // An LLM scenario is loaded at its one size: the point's (its parallel map is checked there).
+  if (plan.llm) job.overrides.push_back("nodes=" + std::to_string(p.nodes));
   job.json_path = result_path(plan, id);
   return job;
 }
 
+namespace {
+
+// An LLM sweep's merge: per combination the LLM table and summary.json, and sweep.csv with the
+// pipeline job's figures (scenarios/README.md "Sweeps of LLM scenarios").
+std::string merge_llm_results(const SweepPlan& plan) {
+  std::ostringstream csv;
+  for (const std::string& k : plan.keys) csv << common::csv_field(k) << ',';
+  static const char* const kParts[] = {"compute_s",    "optimizer_s",  "bubble_s",
+                                       "exposed_tp_s", "exposed_cp_s", "exposed_pp_s",
+                                       "exposed_dp_s"};
+  csv << "nodes,gpus,iteration_time_s,throughput_tokens_per_s,tokens_per_s_per_gpu,mfu,hfu";
+  for (const char* part : kParts) csv << ',' << part;
+  csv << ",bottleneck_stage,fidelity\n";
+  std::string tables;
+  for (int c = 0; c < static_cast<int>(plan.combos.size()); ++c) {
+    const sim::Scenario s =
+        sim::load_scenario(plan.scenario, sim::parse_overrides(point_sets(plan, c)));
+    std::vector<Json> points;
+    for (const PlannedPoint& p : plan.points)
+      if (p.combo == c) points.push_back(Json::parse(read_file(result_path(plan, p.id))));
+    tables += sim::format_llm_table(s, points);
+    sim::write_summary(combo_dir(plan, c), s, points);
+    for (const Json& p : points) {
+      for (const std::string& kv : plan.combos[c])
+        csv << common::csv_field(kv.substr(kv.find('=') + 1)) << ',';
+      csv << p.at("nodes").get<int>() << ',' << p.at("gpus").get<int>();
+      for (const char* k :
+           {"iteration_time_s", "throughput_tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu"})
+        csv << fmt::format(",{:.9g}", p.at(k).get<double>());
+      for (const char* part : kParts)
+        csv << fmt::format(",{:.9g}", p.at("breakdown").at(part).get<double>());
+      csv << ',' << p.at("bottleneck_stage").at("stage").get<int>() << ','
+          << common::csv_field(p.at("fidelity").get<std::string>()) << '\n';
+    }
+  }
+  common::write_file_atomic(plan.dir + "/sweep.csv", csv.str());
+  return tables;
+}
+
+}  // namespace
+
 std::string merge_results(const SweepPlan& plan) {
   const std::vector<int> missing = missing_points(plan);
+  if (missing.empty() && plan.llm) return merge_llm_results(plan);
   if (!missing.empty())
     throw std::runtime_error(fmt::format(
         "{}: {} of {} points have no result yet (ids {}); run them with `scalecast sweep {} "

@@ -31,6 +31,9 @@ struct SweepPlan {
   std::vector<std::string> keys;                 // axis keys
   std::vector<std::vector<std::string>> combos;  // per combination, its KEY=VALUE settings
   std::vector<int> nodes;
+  // An LLM scenario (`parallel:`): one point per combination and node count, no baselines; each
+  // point runs the scenario at its node count (`nodes=N`), and the merge writes the LLM columns.
+  bool llm = false;
   std::vector<PlannedPoint> points;  // in id order
   // Every file the points read (scenario, platform, GPU catalog, model, calibration databases)
   // with its fingerprint when planned: a rerun, an array task and the merge refuse to go on when
@@ -45,7 +48,7 @@ struct SweepPlan {
 // common::ConfigError on a malformed axis.
 SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>& overrides,
                     const std::vector<std::string>& axes, const std::vector<int>& nodes,
-                    const std::string& dir);
+                    const std::string& dir, bool llm = false);
 
 // Fills plan.inputs from the scenario with each combination's overrides.
 void record_inputs(SweepPlan& plan);

@@ -7,6 +7,11 @@ columns (a scenario with `time_to_train`), SWEEP_DIR/time_to_train.png: hours to
 quality target against node count, the fastest point of each combination marked (where more
 nodes stop helping), extrapolated points hollow.
 
+An LLM sweep (a scenario with `parallel:`; sweep.csv has tokens_per_s_per_gpu and mfu) gives
+SWEEP_DIR/scaling.png, tokens/s per GPU and MFU per point (axis combination and node count), and
+SWEEP_DIR/breakdown.png, the bottleneck stage's iteration split into compute, optimizer, bubble
+and exposed TP, CP, PP and DP communication per point.
+
 Usage: plot_sweep.py SWEEP_DIR   (`scalecast sweep` runs it after merging when python3 and
 matplotlib are there)."""
 import csv
@@ -27,6 +32,11 @@ PARTS = [("compute_s", "compute"), ("exposed_comm_s", "exposed communication"),
 # No timestamps or versions in the files: the same sweep gives the same bytes.
 PNG_METADATA = {"Software": None}
 HAS_TTT = False
+LLM_FIXED = ["nodes", "gpus", "iteration_time_s", "throughput_tokens_per_s",
+             "tokens_per_s_per_gpu", "mfu", "hfu", "bottleneck_stage", "fidelity"]
+LLM_PARTS = [("compute_s", "compute"), ("optimizer_s", "optimizer"), ("bubble_s", "bubble"),
+             ("exposed_tp_s", "exposed TP"), ("exposed_cp_s", "exposed CP"),
+             ("exposed_pp_s", "exposed PP"), ("exposed_dp_s", "exposed DP")]
 
 
 def read_sweep(path):
@@ -35,7 +45,9 @@ def read_sweep(path):
     if not rows:
         sys.exit(f"plot_sweep: {path} has no points")
     header = list(rows[0].keys())
-    missing = [c for c in FIXED if c not in header]
+    llm = "tokens_per_s_per_gpu" in header
+    fixed = LLM_FIXED + [c for c, _ in LLM_PARTS] if llm else FIXED
+    missing = [c for c in fixed if c not in header]
     if missing:
         sys.exit(f"plot_sweep: {path} lacks the columns {', '.join(missing)}")
     axes = header[:header.index("nodes")]
@@ -45,7 +57,53 @@ def read_sweep(path):
     for r in rows:
         key = ", ".join(f"{a}={r[a]}" for a in axes) or "scenario"
         combos.setdefault(key, []).append(r)
-    return combos
+    return combos, llm
+
+
+def llm_points(combos):
+    """(label, row) per point of an LLM sweep, in the file's order."""
+    out = []
+    for key, rows in combos.items():
+        for r in rows:
+            label = key if len(rows) == 1 else f"{key}, {r['nodes']} nodes"
+            out.append((label, r))
+    return out
+
+
+def plot_llm_scaling(combos, path):
+    points = llm_points(combos)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 3.0 + 0.35 * len(points)), sharex=True)
+    x = range(len(points))
+    top.bar(x, [number(r["tokens_per_s_per_gpu"]) for _, r in points], color="C0")
+    top.set_ylabel("tokens/s per GPU")
+    bottom.bar(x, [100 * number(r["mfu"]) for _, r in points], color="C1", label="MFU")
+    bottom.plot(x, [100 * number(r["hfu"]) for _, r in points], "k_", markersize=14, label="HFU")
+    bottom.set_ylabel("% of peak")
+    bottom.legend(fontsize=7)
+    bottom.set_xticks(list(x), [label for label, _ in points], rotation=30, ha="right",
+                      fontsize=7)
+    for ax in (top, bottom):
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata=PNG_METADATA)
+    plt.close(fig)
+
+
+def plot_llm_breakdown(combos, path):
+    points = llm_points(combos)
+    fig, ax = plt.subplots(figsize=(8.0, 3.0 + 0.35 * len(points)))
+    x = range(len(points))
+    bottom = [0.0] * len(points)
+    for j, (col, label) in enumerate(LLM_PARTS):
+        s = [number(r[col]) for _, r in points]
+        ax.bar(x, s, bottom=bottom, color=f"C{j}", label=label)
+        bottom = [b + v for b, v in zip(bottom, s)]
+    ax.set_xticks(list(x), [label for label, _ in points], rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("s per iteration (bottleneck stage)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata=PNG_METADATA)
+    plt.close(fig)
 
 
 def number(text):
@@ -130,7 +188,12 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     folder = sys.argv[1]
-    combos = read_sweep(os.path.join(folder, "sweep.csv"))
+    combos, llm = read_sweep(os.path.join(folder, "sweep.csv"))
+    if llm:
+        plot_llm_scaling(combos, os.path.join(folder, "scaling.png"))
+        plot_llm_breakdown(combos, os.path.join(folder, "breakdown.png"))
+        print(f"plot_sweep: {folder}/scaling.png, {folder}/breakdown.png")
+        return
     plot_scaling(combos, os.path.join(folder, "scaling.png"))
     plot_breakdown(combos, os.path.join(folder, "breakdown.png"))
     extra = ""

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "common/config_error.hpp"
 #include "sim/llm_runner.hpp"
@@ -227,5 +229,59 @@ TEST_SUITE("unit") {
     INFO(count);
     CHECK(count.find("bad.yaml:5:") != std::string::npos);
     CHECK(count.find("one GPU type per pipeline stage") != std::string::npos);
+  }
+
+  TEST_CASE("llm sweep: one point per combination and node count, the pipeline job's columns") {
+    // Before, a sweep of an LLM scenario planned 1-GPU and 1-node baselines and died in the
+    // first of them (exit 4: "1 nodes x 1 GPUs is not tp x pp x cp x dp").
+    const auto base = std::filesystem::temp_directory_path() /
+                      ("scalecast-llm-sweep-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(base);
+    {
+      std::ofstream f(base / "llama.yaml");  // dp follows the node count
+      f << "platform: dgx-h100\nmodel: llama3_8b\nnodes: 1\ngpus_per_node: 4\n"
+           "iterations: 1\nwarmup: 1\nnetwork: ideal\nparallel:\n  tp: 2\n  pp: 2\n"
+           "  micro_batch: 1\n  global_batch: 16\n  seq_len: 2048\n  schedule: 1f1b\n";
+    }
+    const std::string scenario = (base / "llama.yaml").string();
+    const std::string sweep = kTool + " --quiet sweep " + scenario +
+                              " --nodes 1,2 --axis parallel.tp=1,2 -j 2 --out " +
+                              (base / "sw").string() + " > /dev/null 2>&1";
+    REQUIRE(std::system(sweep.c_str()) == 0);
+    std::ifstream points(base / "sw" / "points.jsonl");
+    int planned = 0;
+    for (std::string line; std::getline(points, line);) {
+      ++planned;
+      CHECK(nlohmann::json::parse(line)["role"] == "point");  // no baselines
+    }
+    CHECK(planned == 4);
+    std::ifstream csv(base / "sw" / "sweep.csv");
+    std::string header, row;
+    std::getline(csv, header);
+    CHECK(header.rfind("parallel.tp,nodes,gpus,iteration_time_s,throughput_tokens_per_s,"
+                       "tokens_per_s_per_gpu,mfu,hfu,compute_s,",
+                       0) == 0);
+    std::vector<std::string> rows;
+    while (std::getline(csv, row)) rows.push_back(row);
+    REQUIRE(rows.size() == 4);
+    CHECK(rows[3].rfind("2,2,8,", 0) == 0);  // tp 2 on 2 nodes: 8 GPUs
+    // The point is the run of the same configuration.
+    const std::string run = kTool + " --quiet run " + scenario +
+                            " --set nodes=2 --set parallel.tp=2 --out " + (base / "run").string() +
+                            " > /dev/null 2>&1";
+    REQUIRE(std::system(run.c_str()) == 0);
+    const auto j = nlohmann::json::parse(slurp(base / "run" / "summary.json"));
+    const std::string t = rows[3].substr(6, rows[3].find(',', 6) - 6);
+    CHECK(std::stod(t) == doctest::Approx(j["iteration_time_s"].get<double>()).epsilon(1e-8));
+    // A combination whose parallel map cannot hold at a node count is refused before any point.
+    const std::string bad = kTool + " --quiet sweep " + scenario +
+                            " --nodes 1 --axis parallel.pp=3 --out " + (base / "bad").string() +
+                            " > " + (base / "bad.txt").string() + " 2>&1";
+    CHECK(WEXITSTATUS(std::system(bad.c_str())) == 1);
+    const std::string msg = slurp(base / "bad.txt");
+    INFO(msg);
+    CHECK(msg.find("parallel.pp") != std::string::npos);
+    CHECK(!std::filesystem::exists(base / "bad" / "results"));
+    std::filesystem::remove_all(base);
   }
 }
