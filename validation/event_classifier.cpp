@@ -31,6 +31,10 @@ std::vector<ClassRule> default_rules() {
       // scalecast's own trace.json: category = stream ("compute", "comm", "copy"), thread
       // names "gpu0/comm".
       {RuleField::kCategory, "^comm$", EventClass::kComm},
+      // An LLM run's trace.json (sim/llm_outputs.cpp): one thread per stream, category = stream;
+      // TP, CP and DP collectives and the wait for a pipeline activation or gradient (which a
+      // measured trace shows as NCCL's send/receive kernel) are communication.
+      {RuleField::kCategory, "^(tp|cp|dp|pp_wait)$", EventClass::kComm},
       {RuleField::kCategory, "^copy$", EventClass::kMemcpy},
       {RuleField::kStream, "(^|/)comm", EventClass::kComm},
       {RuleField::kStream, "(^|/)(copy|h2d|d2h)", EventClass::kMemcpy},

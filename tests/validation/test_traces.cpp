@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -169,6 +170,34 @@ TEST_SUITE("unit") {
     CHECK(s.idle_s == doctest::Approx(0.0));
     CHECK(s.op_class_s.at("conv") == doctest::Approx(3 * kMs));
     CHECK(s.op_class_s.at("gemm") == doctest::Approx(2 * kMs));
+  }
+
+  TEST_CASE("scalecast LLM trace.json: TP, CP, DP and pipeline waits are communication") {
+    // Before, only the category "comm" was: compare-trace on an LLM scenario reported 0 ms of
+    // simulated communication whatever the run spent in its collectives.
+    std::string text = R"({"traceEvents":[)";
+    const char* cats[] = {"compute", "tp", "compute", "pp_wait", "cp", "dp"};
+    double ts = 0.0;
+    for (int it = 0; it < 2; ++it)
+      for (const char* cat : cats) {
+        text += fmt::format(
+            R"({{"name":"mb0 F","cat":"{}","ph":"X","pid":1,"tid":0,"ts":{},"dur":1000,)"
+            R"("args":{{"iteration":{}}}}},)",
+            cat, ts, it);
+        ts += 1000.0;
+      }
+    text.back() = ']';
+    text += "}";
+    TraceReadOptions options;
+    options.format = TraceFormat::kChrome;
+    Trace t = read_json_trace(text, "t.json", TraceFormat::kChrome, options);
+    int comm = 0;
+    for (const TraceEvent& e : t.events) comm += e.event_class == EventClass::kComm ? 1 : 0;
+    CHECK(comm == 8);
+    const TraceMetrics m = compute_metrics(t, options.classifier);
+    CHECK(m.median.compute_s == doctest::Approx(2 * kMs));
+    CHECK(m.median.comm_s == doctest::Approx(4 * kMs));
+    CHECK(m.median.exposed_comm_s == doctest::Approx(4 * kMs));
   }
 
   TEST_CASE("user rules classify custom communication kernels") {
