@@ -111,6 +111,12 @@ SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>&
     const auto eq = axis.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == axis.size())
       throw common::ConfigError("--axis", 0, 0, axis, "expected KEY=V1,V2");
+    // Every point runs at its own node count (--nodes, or the scenario's): an axis over `nodes`
+    // would only relabel the rows.
+    if (axis.substr(0, eq) == "nodes")
+      throw common::ConfigError(
+          "--axis", 0, 0, axis,
+          "give node counts with --nodes (e.g. --nodes 1,2,4), not as an axis");
     plan.keys.push_back(axis.substr(0, eq));
     std::vector<std::string> values;
     std::stringstream ss(axis.substr(eq + 1));
