@@ -260,7 +260,7 @@ PointJob point_job(const SweepPlan& plan, int id) {
 namespace {
 
 // An LLM sweep's merge: per combination the LLM table and summary.json, and sweep.csv with the
-// pipeline job's figures (scenarios/README.md "Sweeps of LLM scenarios").
+// pipeline job's figures (columns in cli/README.md, cmd_sweep.cpp).
 std::string merge_llm_results(const SweepPlan& plan) {
   std::ostringstream csv;
   for (const std::string& k : plan.keys) csv << common::csv_field(k) << ',';
@@ -300,13 +300,13 @@ std::string merge_llm_results(const SweepPlan& plan) {
 
 std::string merge_results(const SweepPlan& plan) {
   const std::vector<int> missing = missing_points(plan);
-  if (missing.empty() && plan.llm) return merge_llm_results(plan);
   if (!missing.empty())
     throw std::runtime_error(fmt::format(
         "{}: {} of {} points have no result yet (ids {}); run them with `scalecast sweep {} "
         "--out {}` or as array tasks `scalecast sweep --run-task ID --out {}`",
         plan.dir, missing.size(), plan.points.size(), id_ranges(missing), plan.scenario, plan.dir,
         plan.dir));
+  if (plan.llm) return merge_llm_results(plan);
   // Time-to-train columns only when a combination asks for it (sweep.csv stays as it was).
   std::vector<sim::Scenario> scenarios;
   bool ttt = false;
