@@ -5,10 +5,10 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "common/rng.hpp"
 #include "sim/bucket_plan.hpp"
 #include "sim/job_state.hpp"
 #include "sim/simulated_platform.hpp"
+#include "sim/variability.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -74,8 +74,9 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   algorithm = per_bucket ? (nodes > 1 ? Algorithm::kHierarchical : Algorithm::kRing)
                          : resolve_algorithm(spec.allreduce.algorithm, nodes, gpus);
   fidelity = resolve_fidelity(spec.fidelity, ranks);
-  const bool varied = spec.compute_noise_cv > 0.0 ||
-                      (spec.straggler_fraction > 0.0 && spec.straggler_slowdown != 1.0);
+  const bool varied = Variability{spec.compute_noise_cv, spec.straggler_fraction,
+                                  spec.straggler_slowdown, spec.seed}
+                          .varied();
   heterogeneous = !spec.node_program.empty();
   if (heterogeneous) check_heterogeneous(spec, nodes);
   // Parameter servers and MPI on the CPU are simulated rank by rank (no node-0 shortcut).
@@ -279,20 +280,9 @@ int Job::State::sync_gradients(int rank, int iteration, double t_fwd, int& intra
 }
 
 double Job::State::draw_stretch(int rank, int iteration) const {
-  double f = 1.0;
-  if (spec.compute_noise_cv > 0.0) {
-    // Lognormal with mean 1 and the given coefficient of variation.
-    const double sigma = std::sqrt(std::log1p(spec.compute_noise_cv * spec.compute_noise_cv));
-    common::Rng rng = common::Rng(spec.seed)
-                          .fork(static_cast<std::uint64_t>(rank))
-                          .fork(static_cast<std::uint64_t>(iteration) + 1);
-    f *= rng.lognormal(-0.5 * sigma * sigma, sigma);
-  }
-  if (spec.straggler_fraction > 0.0) {
-    common::Rng pick = common::Rng(spec.seed ^ 0x9e3779b97f4a7c15ULL).fork(rank);
-    if (pick.uniform() < spec.straggler_fraction) f *= spec.straggler_slowdown;
-  }
-  return f;
+  const Variability v{spec.compute_noise_cv, spec.straggler_fraction, spec.straggler_slowdown,
+                      spec.seed};
+  return v.stretch(rank, iteration);
 }
 
 void Job::State::rank_main(int rank) {

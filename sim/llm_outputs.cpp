@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -30,7 +31,7 @@ int track_index(const std::string& t) {
 
 }  // namespace
 
-ordered_json llm_point_json(const Scenario&, const LlmPointResult& r) {
+ordered_json llm_point_json(const Scenario& scenario, const LlmPointResult& r) {
   const models::ParallelConfig& p = r.parallel;
   const PipelineResult& pr = r.pipeline;
   ordered_json j;
@@ -103,6 +104,20 @@ ordered_json llm_point_json(const Scenario&, const LlmPointResult& r) {
   j["cost_tiers"] = r.tiers;
   j["iterations"] = static_cast<int>(pr.iteration_times_s.size());
   j["fidelity"] = "wave";
+  const Variability v{scenario.compute_noise_cv, scenario.straggler_fraction,
+                      scenario.straggler_slowdown, scenario.seed};
+  if (v.varied()) {
+    const auto [lo, hi] =
+        std::minmax_element(pr.iteration_times_s.begin(), pr.iteration_times_s.end());
+    j["variability"] = {{"seed", v.seed},
+                        {"compute_noise", v.compute_noise_cv},
+                        {"stragglers", v.straggler_fraction},
+                        {"straggler_slowdown", v.straggler_slowdown},
+                        {"straggler_ranks", pr.stragglers},
+                        {"replicas_simulated", pr.replicas_simulated},
+                        {"iteration_time_min_s", *lo},
+                        {"iteration_time_max_s", *hi}};
+  }
   return j;
 }
 

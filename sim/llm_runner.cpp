@@ -114,6 +114,7 @@ LlmPointResult run_llm_point(const Scenario& s, const PointRequest& request,
   spec.warmup = s.warmup;
   spec.iterations = s.iterations;
   spec.on_iteration = request.on_iteration;
+  spec.variability = {s.compute_noise_cv, s.straggler_fraction, s.straggler_slowdown, s.seed};
 
   LlmPointResult r;
   r.model = llm.model.name;

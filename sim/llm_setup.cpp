@@ -31,10 +31,6 @@ void check_job_kind_keys(const ConfigNode& root, bool llm) {
       v->fail(fmt::format("not used with `parallel:`; set parallel.{} instead", instead));
   // Read by the data-parallel job only (sim/pipeline_job.hpp says what the LLM job simulates).
   const std::pair<const char*, const char*> unsimulated[] = {
-      {"variability",
-       "compute noise and stragglers are not simulated for an LLM job (one GPU per pipeline "
-       "stage stands for its TP, CP and DP ranks, so no rank can be slower than its peers); "
-       "remove the key"},
       {"fixed_costs",
        "host dispatch and per-iteration host costs are not simulated for an LLM job; remove "
        "the key (the anchor's framework_efficiency carries a framework's overheads)"},

@@ -30,7 +30,7 @@ struct LlmSetup {
 
 // The scenario keys that belong to one kind of job only. With `parallel:` the keys that select
 // the batch, precision or sequence length elsewhere (they are in `parallel`), and the single-job
-// keys the pipeline job does not simulate (variability, fixed host costs, the input pipeline,
+// keys the pipeline job does not simulate (fixed host costs, the input pipeline,
 // flow fidelity, the data-parallel exchange settings, framework presets, time to train, the
 // parameter-server strategy, trace node selection): each is an error at its key saying why,
 // never silently ignored. Without `parallel:`, `stage_gpus` is an error. `llm` says whether

@@ -17,6 +17,14 @@
 // ring carries `dp_flow_factor` times its bytes to stand for the TP ranks that share its NIC.
 //
 // All stages end an iteration together (the loss and gradient-norm reductions synchronise them).
+//
+// Variability (compute noise, stragglers; sim/variability.hpp) breaks the DP symmetry: then every
+// DP replica's pipeline is simulated, one actor per (replica, stage) on the replica's GPU of TP
+// rank 0 and CP rank 0, with its own p2p flows, and a stage's DP collective starts when every
+// replica has launched it (its ring waits for the slowest). The TP and CP ranks of a (replica,
+// stage) still share one actor: their collectives after every segment make the group wait for
+// its slowest member, so the actor's compute is stretched by the largest factor among the group's
+// ranks in that iteration. The trace shows replica 0; the breakdown is the mean over replicas.
 
 #include <functional>
 #include <map>
@@ -26,6 +34,7 @@
 
 #include "models/llm_step.hpp"
 #include "models/parallel_config.hpp"
+#include "sim/variability.hpp"
 
 namespace scalecast::sim {
 
@@ -55,6 +64,7 @@ struct PipelineJobSpec {
   int warmup = 1;
   int iterations = 1;
   double dp_flow_factor = 1.0;  // bytes factor of the simulated DP ring (NIC sharing)
+  Variability variability;      // none: one replica stands for all (above)
   // Replay a TP/CP collective that fills its node as the duration its first identical call took
   // (pipeline_job.cpp, `private_tp_cp`); false: every call as flows.
   bool memoize_private = true;
@@ -87,9 +97,11 @@ struct StageInterval {
 struct PipelineResult {
   std::string name;
   int gpus = 0, microbatches = 0;
+  int replicas_simulated = 1;  // DP replicas with their own actors (all of them with variability)
+  int stragglers = 0;          // ranks drawn as persistent stragglers
   double iteration_time_s = 0.0;  // mean over the measured iterations
   std::vector<double> iteration_times_s;
-  std::vector<StageBreakdown> stages;  // per pipeline rank
+  std::vector<StageBreakdown> stages;  // per pipeline rank (mean over the simulated replicas)
   // Bytes per iteration by process group over all GPUs ("tp", "cp", "pp", "dp").
   std::map<std::string, double> bytes_per_iteration;
   std::vector<StageInterval> intervals;  // measured iterations only

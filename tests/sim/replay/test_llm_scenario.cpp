@@ -98,7 +98,6 @@ TEST_SUITE("unit") {
     // Each was silently ignored before: the run gave the same numbers with or without it.
     // A map is reported at its first leaf (line 6), a scalar at its key (line 5).
     const std::pair<const char*, const char*> cases[] = {
-        {"variability:\n  compute_noise: 0.1\n", "variability.compute_noise: not used with"},
         {"fixed_costs:\n  per_iteration: 1s\n", "fixed_costs.per_iteration: not used with"},
         {"input:\n  source: memory\n", "input.source: not used with"},
         {"fidelity: flow\n", "fidelity: not used with"},
@@ -117,15 +116,17 @@ TEST_SUITE("unit") {
     }
     // The same through an override names the override.
     try {
-      load_scenario_text(llama(), "ok.yaml", {{"variability.stragglers", "0.1"}});
+      load_scenario_text(llama(), "ok.yaml", {{"input.source", "memory"}});
       FAIL("no error");
     } catch (const ConfigError& e) {
       const std::string what = e.what();
       INFO(what);
-      CHECK(what.find("--set variability.stragglers=0.1: error: variability.stragglers") == 0);
+      CHECK(what.find("--set input.source=memory: error: input.source") == 0);
     }
     // What the pipeline job does read is accepted.
-    CHECK(load_scenario_text(llama("fidelity: wave\nstrategy: data_parallel\nseed: 3\n"), "ok.yaml")
+    CHECK(load_scenario_text(llama("fidelity: wave\nstrategy: data_parallel\nseed: 3\n"
+                                   "variability:\n  compute_noise: 0.1\n"),
+                             "ok.yaml")
               .llm.has_value());
     // stage_gpus belongs to LLM jobs only.
     const std::string cnn = error_of(
@@ -159,6 +160,55 @@ TEST_SUITE("unit") {
     CHECK(r.hfu() >= r.mfu());
     CHECK(r.stage_gpu[0] == r.stage_gpu[1]);
     CHECK(r.memory.size() == 2);
+  }
+
+  TEST_CASE("llm scenario: compute noise and stragglers slow the step, reproducibly by seed") {
+    // Llama 3 8B TP2 PP2 DP2 through `scalecast run` (one engine per process): with variability
+    // both DP replicas are simulated; stragglers at twice the compute time slow the step, the
+    // same seed gives the same bytes, another seed other draws; summary.json says how many ranks
+    // straggled and how many replicas ran.
+    const auto base = std::filesystem::temp_directory_path() /
+                      ("scalecast-llm-var-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(base);
+    const std::string noisy =
+        "variability:\n  compute_noise: 0.05\n  stragglers: 0.25\n  straggler_slowdown: 2\n";
+    const auto run = [&](const std::string& name, const std::string& extra) {
+      {
+        std::ofstream f(base / (name + ".yaml"));
+        f << llama(extra);
+      }
+      const std::string cmd = kTool + " --quiet run " + (base / (name + ".yaml")).string() +
+                              " --out " + (base / name).string() + " > /dev/null";
+      REQUIRE(std::system(cmd.c_str()) == 0);
+      return slurp(base / name / "summary.json");
+    };
+    const std::string plain = run("plain", ""), a = run("a", "seed: 11\n" + noisy),
+                      b = run("b", "seed: 11\n" + noisy), c = run("c", "seed: 12\n" + noisy);
+    // The same but for the scenario's name (its file's).
+    const auto unnamed = [](const std::string& text) {
+      auto j = nlohmann::json::parse(text);
+      j.erase("scenario");
+      return j.dump();
+    };
+    CHECK(unnamed(a) == unnamed(b));
+    CHECK(unnamed(a) != unnamed(c));
+    const auto jp = nlohmann::json::parse(plain);
+    CHECK(!jp.contains("variability"));
+    int stragglers = 0;
+    for (const std::string* text : {&a, &c}) {
+      const auto j = nlohmann::json::parse(*text);
+      INFO(j["variability"].dump());
+      CHECK(j["variability"]["replicas_simulated"] == 2);
+      CHECK(j["variability"]["straggler_slowdown"] == 2.0);
+      const int n = j["variability"]["straggler_ranks"].get<int>();
+      stragglers += n;
+      // The step is paced by the slowest rank: 2x compute where one straggles, never faster.
+      const double ratio =
+          j["iteration_time_s"].get<double>() / jp["iteration_time_s"].get<double>();
+      CHECK(ratio > (n > 0 ? 1.5 : 1.0));
+    }
+    CHECK(stragglers > 0);
+    std::filesystem::remove_all(base);
   }
 
   TEST_CASE("llm run: scalecast run writes the LLM summary and a per-stage trace, identically") {
