@@ -21,16 +21,6 @@ using namespace scalecast::sim::testing;
 
 namespace {
 
-TestPlatformSpec no_latency(int nodes, int gpus) {
-  TestPlatformSpec ps;
-  ps.nodes = nodes;
-  ps.gpus = gpus;
-  ps.gpu_link_lat_s = 0.0;
-  ps.nic_lat_s = 0.0;
-  ps.h2d_lat_s = 0.0;
-  return ps;
-}
-
 // A job whose every chunk costs tf forward and tb backward per micro-batch, no communication.
 PipelineJobSpec equal_stages(models::PipelineSchedule schedule, int pp, int v, int m, double tf,
                              double tb) {

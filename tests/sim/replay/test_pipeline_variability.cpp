@@ -22,16 +22,6 @@ using namespace scalecast::sim::testing;
 
 namespace {
 
-TestPlatformSpec no_latency(int nodes, int gpus) {
-  TestPlatformSpec ps;
-  ps.nodes = nodes;
-  ps.gpus = gpus;
-  ps.gpu_link_lat_s = 0.0;
-  ps.nic_lat_s = 0.0;
-  ps.h2d_lat_s = 0.0;
-  return ps;
-}
-
 constexpr double kTf = 1e-3, kTb = 2e-3;
 
 // tp x pp x dp ranks, m micro-batches per pipeline, every chunk tf forward and tb backward per

@@ -60,4 +60,15 @@ class TestPlatform : public SimulatedPlatform {
   std::vector<simgrid::s4u::Disk*> nvme_;
 };
 
+// `nodes` x `gpus` with every link's latency zero, for closed-form times.
+inline TestPlatformSpec no_latency(int nodes, int gpus) {
+  TestPlatformSpec ps;
+  ps.nodes = nodes;
+  ps.gpus = gpus;
+  ps.gpu_link_lat_s = 0.0;
+  ps.nic_lat_s = 0.0;
+  ps.h2d_lat_s = 0.0;
+  return ps;
+}
+
 }  // namespace scalecast::sim::testing
