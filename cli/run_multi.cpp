@@ -12,6 +12,7 @@
 #include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
 #include "common/version.hpp"
+#include "sim/llm_outputs.hpp"
 #include "sim/multi_job_scenario.hpp"
 #include "sim/outputs.hpp"
 #include "sim/simgrid_info.hpp"
@@ -33,6 +34,18 @@ ordered_json training_json(const sim::MixJob& job, const sim::JobResult& r) {
   j["node_list"] = job.node_list;
   ordered_json p = sim::point_json(job.scenario, r);
   p.erase("scaling_efficiency");  // a job of a mix has no 1-GPU baseline here
+  for (const auto& [k, v] : p.items()) j[k] = v;
+  return j;
+}
+
+// An LLM job's JSON as a single LLM run writes it (sim/llm_outputs.hpp), with its place and start.
+ordered_json llm_json(const sim::MixJob& job, const sim::LlmPointResult& r) {
+  ordered_json j;
+  j["name"] = job.name;
+  j["kind"] = "training";
+  j["start_s"] = job.start_s;
+  j["node_list"] = job.node_list;
+  const ordered_json p = sim::llm_point_json(job.scenario, r);
   for (const auto& [k, v] : p.items()) j[k] = v;
   return j;
 }
@@ -99,12 +112,21 @@ int run_multi_point(const std::string& scenario, const std::vector<std::string>&
   }
   const sim::MixResult r = sim::run_mix(s, which, pricing);
   ordered_json out;
+  // Training jobs in the file's order, data-parallel and LLM alike.
   out["training"] = ordered_json::array();
-  for (std::size_t i = 0; i < r.training.size(); ++i) {
-    const sim::MixJob& job = m.jobs[r.job_index[i]];
-    out["training"].push_back(training_json(job, r.training[i]));
-    if (which < 0 && !point_dir.empty())
-      sim::write_point_files(point_dir + "/jobs/" + job.name, r.training[i]);
+  std::size_t dp = 0, llm = 0;
+  for (std::size_t k = 0; k < m.jobs.size(); ++k) {
+    const sim::MixJob& job = m.jobs[k];
+    const std::string dir = which < 0 && !point_dir.empty() ? point_dir + "/jobs/" + job.name : "";
+    if (dp < r.job_index.size() && r.job_index[dp] == static_cast<int>(k)) {
+      out["training"].push_back(training_json(job, r.training[dp]));
+      if (!dir.empty()) sim::write_point_files(dir, r.training[dp]);
+      ++dp;
+    } else if (llm < r.llm_index.size() && r.llm_index[llm] == static_cast<int>(k)) {
+      out["training"].push_back(llm_json(job, r.llm[llm]));
+      if (!dir.empty()) sim::write_llm_point_files(dir, r.llm[llm]);
+      ++llm;
+    }
   }
   out["io"] = ordered_json::array();
   for (std::size_t i = 0; i < r.io.size(); ++i)

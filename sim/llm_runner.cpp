@@ -83,44 +83,41 @@ double price(const std::vector<models::Op>& ops, const calibration::CostModel& c
 
 }  // namespace
 
-LlmPointResult run_llm_point(const Scenario& s, const PointRequest& request,
-                             const calibration::CostModel& cost_model) {
-  if (!s.llm) throw std::invalid_argument("run_llm_point: the scenario has no `parallel:`");
+LlmJobPlan plan_llm_job(const Scenario& s, int nodes, int gpus_per_node, std::vector<int> node_list,
+                        const MachinePlatform& platform, const calibration::CostModel& cost_model) {
+  if (!s.llm) throw std::invalid_argument("plan_llm_job: the scenario has no `parallel:`");
   const LlmSetup& llm = *s.llm;
   const models::ParallelConfig& p = llm.parallel;
-  const platforms::Platform machine =
-      sized_platform(s, platforms::load_platform(s.platform), request.nodes);
-  auto engine = create_engine({s.network});
-  BuildOptions options;
-  options.network = s.network;
-  options.nodes = s.placement == Placement::kPacked && llm.stage_gpus.empty() ? request.nodes : 0;
-  auto platform = build_platform(*engine, machine, options);
-  const int wanted = request.gpus_per_node > 0 ? request.gpus_per_node : s.gpus_per_node;
-  const int gpn = wanted > 0 ? wanted : platform->gpus_per_node(0);
-  if (static_cast<long>(request.nodes) * gpn != p.gpus())
-    throw std::invalid_argument(std::to_string(request.nodes) + " nodes x " + std::to_string(gpn) +
+  const int gpn = gpus_per_node > 0
+                      ? gpus_per_node
+                      : platform.gpus_per_node(node_list.empty() ? 0 : node_list.front());
+  if (static_cast<long>(nodes) * gpn != p.gpus())
+    throw std::invalid_argument(std::to_string(nodes) + " nodes x " + std::to_string(gpn) +
                                 " GPUs is not tp x pp x cp x dp = " + std::to_string(p.gpus()) +
                                 " GPUs");
-  PipelineJobSpec spec;
+  LlmJobPlan plan;
+  PipelineJobSpec& spec = plan.spec;
   spec.name = s.name;
   spec.parallel = p;
-  spec.nodes = place_nodes(s, llm, *platform, request.nodes, gpn);
+  spec.nodes = node_list.empty() ? place_nodes(s, llm, platform, nodes, gpn) : std::move(node_list);
+  if (static_cast<int>(spec.nodes.size()) != nodes)
+    throw std::invalid_argument("plan_llm_job: " + std::to_string(spec.nodes.size()) +
+                                " nodes listed for a job of " + std::to_string(nodes));
   spec.gpus_per_node = gpn;
   for (int n : spec.nodes)
-    if (platform->gpus_per_node(n) < gpn)
+    if (platform.gpus_per_node(n) < gpn)
       throw std::invalid_argument("the point asks for " + std::to_string(gpn) +
                                   " GPUs per node; node " + std::to_string(n) + " has " +
-                                  std::to_string(platform->gpus_per_node(n)));
+                                  std::to_string(platform.gpus_per_node(n)));
   spec.warmup = s.warmup;
   spec.iterations = s.iterations;
-  spec.on_iteration = request.on_iteration;
   spec.variability = {s.compute_noise_cv, s.straggler_fraction, s.straggler_slowdown, s.seed};
 
-  LlmPointResult r;
+  LlmPointResult& r = plan.result;
   r.model = llm.model.name;
   r.parallel = p;
   r.seq_len = llm.seq_len();
-  r.nodes = request.nodes;
+  r.nodes = nodes;
   r.gpus_per_node = gpn;
   r.gpus = p.gpus();
   const RankLayout layout(p);
@@ -132,7 +129,7 @@ LlmPointResult run_llm_point(const Scenario& s, const PointRequest& request,
   std::vector<const platforms::GpuSpec*> stage_gpu;
   for (int st = 0; st < p.pp; ++st) {
     const GpuSlot g = stage_slot(st);
-    stage_gpu.push_back(&platform->node_type(spec.nodes[static_cast<std::size_t>(g.node)]).gpu);
+    stage_gpu.push_back(&platform.node_type(spec.nodes[static_cast<std::size_t>(g.node)]).gpu);
     r.stage_gpu.push_back(stage_gpu.back()->name);
     r.stage_device_bytes.push_back(stage_gpu.back()->memory_bytes);
   }
@@ -141,11 +138,11 @@ LlmPointResult run_llm_point(const Scenario& s, const PointRequest& request,
   {
     const GpuSlot g0 = stage_slot(0);
     const int node = spec.nodes[static_cast<std::size_t>(g0.node)];
-    const int nic = platform->nic_of_gpu(node, g0.local);
+    const int nic = platform.nic_of_gpu(node, g0.local);
     int sharing = 0;
     for (int rank : layout.group(models::ParallelDim::kTp, RankCoord{})) {
       const GpuSlot g = slot_of(rank, gpn);
-      if (g.node == g0.node && platform->nic_of_gpu(node, g.local) == nic) ++sharing;
+      if (g.node == g0.node && platform.nic_of_gpu(node, g.local) == nic) ++sharing;
     }
     spec.dp_flow_factor = std::max(1, sharing);
     r.dp_flow_factor = spec.dp_flow_factor;
@@ -181,9 +178,11 @@ LlmPointResult run_llm_point(const Scenario& s, const PointRequest& request,
   r.model_flops = models::training_flops_per_token(llm.model, p, false) * r.tokens_per_iteration;
   r.hardware_flops = models::training_flops_per_token(llm.model, p, true) * r.tokens_per_iteration;
 
-  PipelineJob job(*platform, std::move(spec));
-  engine->run();
-  r.pipeline = job.result();
+  return plan;
+}
+
+void finish_llm_result(LlmPointResult& r, PipelineResult pipeline) {
+  r.pipeline = std::move(pipeline);
   double worst = -1.0;
   for (std::size_t st = 0; st < r.pipeline.stages.size(); ++st) {
     const double busy = r.pipeline.stages[st].compute_s + r.pipeline.stages[st].optimizer_s;
@@ -192,7 +191,26 @@ LlmPointResult run_llm_point(const Scenario& s, const PointRequest& request,
       r.bottleneck_stage = static_cast<int>(st);
     }
   }
-  return r;
+}
+
+LlmPointResult run_llm_point(const Scenario& s, const PointRequest& request,
+                             const calibration::CostModel& cost_model) {
+  if (!s.llm) throw std::invalid_argument("run_llm_point: the scenario has no `parallel:`");
+  const platforms::Platform machine =
+      sized_platform(s, platforms::load_platform(s.platform), request.nodes);
+  auto engine = create_engine({s.network});
+  BuildOptions options;
+  options.network = s.network;
+  options.nodes =
+      s.placement == Placement::kPacked && s.llm->stage_gpus.empty() ? request.nodes : 0;
+  auto platform = build_platform(*engine, machine, options);
+  const int wanted = request.gpus_per_node > 0 ? request.gpus_per_node : s.gpus_per_node;
+  LlmJobPlan plan = plan_llm_job(s, request.nodes, wanted, {}, *platform, cost_model);
+  plan.spec.on_iteration = request.on_iteration;
+  PipelineJob job(*platform, std::move(plan.spec));
+  engine->run();
+  finish_llm_result(plan.result, job.result());
+  return plan.result;
 }
 
 }  // namespace scalecast::sim

@@ -43,6 +43,25 @@ struct LlmPointResult {
   }
 };
 
+class MachinePlatform;
+
+// A pipeline job ready to be created on a built platform: its spec (chunks priced by the cost
+// model on their stage's GPU) and the figures known before it runs (sizes, FLOPs, peak, memory).
+struct LlmJobPlan {
+  PipelineJobSpec spec;
+  LlmPointResult result;  // without `pipeline` and `bottleneck_stage` (finish_llm_result)
+};
+
+// The scenario's LLM job on `nodes` nodes of `platform` with `gpus_per_node` ranks each (0: the
+// platform's first node's GPUs): on `node_list` when given (a job of a mix), else placed as a
+// single job is. Throws std::invalid_argument as run_llm_point.
+LlmJobPlan plan_llm_job(const Scenario& scenario, int nodes, int gpus_per_node,
+                        std::vector<int> node_list, const MachinePlatform& platform,
+                        const calibration::CostModel& cost_model);
+
+// Completes a plan's result with the job's simulated result and its bottleneck stage.
+void finish_llm_result(LlmPointResult& result, PipelineResult pipeline);
+
 // Throws std::invalid_argument for a point the job cannot be placed on (GPUs per node, stage GPU
 // types not available) or an op priced at a NaN/infinite/negative time.
 LlmPointResult run_llm_point(const Scenario& scenario, const PointRequest& request,

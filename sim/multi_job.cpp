@@ -19,13 +19,22 @@ struct JobMix::State {
   std::vector<std::unique_ptr<Job>> jobs;
   std::vector<IoJobSpec> io;
   std::vector<IoJobResult> io_out;
+  std::vector<ScheduledPipelineJob> pipeline_specs;
+  std::vector<std::unique_ptr<PipelineJob>> pipelines;
   std::exception_ptr error;  // a late job that could not be created
   double end_s = 0.0;        // when the simulation ended
 
+  // Creates training job k (data-parallel jobs first, then pipeline jobs) at its start time.
   void launch(std::size_t k) {
-    sg4::this_actor::sleep_until(specs[k].start_s);
+    const bool dp = k < specs.size();
+    sg4::this_actor::sleep_until(dp ? specs[k].start_s : pipeline_specs[k - specs.size()].start_s);
     try {
-      jobs[k] = std::make_unique<Job>(platform, specs[k].spec);
+      if (dp) {
+        jobs[k] = std::make_unique<Job>(platform, specs[k].spec);
+      } else {
+        pipelines[k - specs.size()] =
+            std::make_unique<PipelineJob>(platform, pipeline_specs[k - specs.size()].spec);
+      }
     } catch (...) {
       error = std::current_exception();
       sg4::Actor::kill_all();  // nothing to learn from the rest of a broken mix
@@ -62,13 +71,16 @@ struct JobMix::State {
 };
 
 JobMix::JobMix(const SimulatedPlatform& platform, std::vector<ScheduledJob> jobs,
-               std::vector<IoJobSpec> io)
-    : state_(std::make_unique<State>(State{platform, std::move(jobs), {}, std::move(io), {}, {}})) {
+               std::vector<IoJobSpec> io, std::vector<ScheduledPipelineJob> pipelines)
+    : state_(std::make_unique<State>(
+          State{platform, std::move(jobs), {}, std::move(io), {}, std::move(pipelines), {}, {}})) {
   State* s = state_.get();
   s->jobs.resize(s->specs.size());
+  s->pipelines.resize(s->pipeline_specs.size());
   // Job names name their mailboxes and actors: two jobs of one name would exchange messages.
   std::vector<std::string> names;
   for (const ScheduledJob& j : s->specs) names.push_back(j.spec.name);
+  for (const ScheduledPipelineJob& j : s->pipeline_specs) names.push_back(j.spec.name);
   for (const IoJobSpec& j : s->io) names.push_back(j.name);
   for (std::size_t a = 0; a < names.size(); ++a)
     for (std::size_t b = a + 1; b < names.size(); ++b)
@@ -85,6 +97,20 @@ JobMix::JobMix(const SimulatedPlatform& platform, std::vector<ScheduledJob> jobs
     } else {
       sg4::Actor::create(j.spec.name + "/launch", platform.gpu(j.spec.nodes.front(), 0),
                          [s, k] { s->launch(k); });
+    }
+  }
+  for (std::size_t k = 0; k < s->pipeline_specs.size(); ++k) {
+    const ScheduledPipelineJob& j = s->pipeline_specs[k];
+    if (!(j.start_s >= 0.0) || !std::isfinite(j.start_s))
+      throw std::invalid_argument("job '" + j.spec.name + "': start time " +
+                                  std::to_string(j.start_s) + " s; expected a finite time >= 0");
+    if (j.spec.nodes.empty()) throw std::invalid_argument("job '" + j.spec.name + "' has no nodes");
+    if (j.start_s == 0.0) {
+      s->pipelines[k] = std::make_unique<PipelineJob>(platform, j.spec);
+    } else {
+      const std::size_t which = s->specs.size() + k;
+      sg4::Actor::create(j.spec.name + "/launch", platform.gpu(j.spec.nodes.front(), 0),
+                         [s, which] { s->launch(which); });
     }
   }
   const std::vector<sg4::Host*> servers = platform.pfs_servers();
@@ -127,6 +153,15 @@ std::vector<JobResult> JobMix::results() const {
   std::vector<JobResult> out;
   for (const auto& j : state_->jobs) {
     if (!j) throw std::logic_error("JobMix::results() before run() started every job");
+    out.push_back(j->result());
+  }
+  return out;
+}
+
+std::vector<PipelineResult> JobMix::pipeline_results() const {
+  std::vector<PipelineResult> out;
+  for (const auto& j : state_->pipelines) {
+    if (!j) throw std::logic_error("JobMix::pipeline_results() before run() started every job");
     out.push_back(j->result());
   }
   return out;

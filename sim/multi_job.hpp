@@ -1,14 +1,16 @@
 #pragma once
 // Several jobs on one simulated machine, in one SimGrid simulation, so they share links,
 // switches and the parallel file system the way SimGrid's max-min sharing solves it. Training
-// jobs are sim::Job as a single job runs them, each started at its own simulated time; an I/O
-// job (a noisy neighbour) only reads the parallel file system from its nodes at a set rate.
+// jobs are sim::Job (data parallel) or sim::PipelineJob (LLM) as a single job runs them, each
+// started at its own simulated time; an I/O job (a noisy neighbour) only reads the parallel file
+// system from its nodes at a set rate.
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/job.hpp"
+#include "sim/pipeline_job.hpp"
 
 namespace scalecast::sim {
 
@@ -17,6 +19,12 @@ class SimulatedPlatform;
 // A training job and when it starts (simulated seconds from 0).
 struct ScheduledJob {
   JobSpec spec;
+  double start_s = 0.0;
+};
+
+// An LLM training job (3-D parallel, sim/pipeline_job.hpp) and when it starts.
+struct ScheduledPipelineJob {
+  PipelineJobSpec spec;
   double start_s = 0.0;
 };
 
@@ -52,7 +60,7 @@ class JobMix {
   // start time. An I/O job needs the platform's PFS servers. Throws std::invalid_argument on a
   // bad spec (a later job's when run() reaches its start; the simulation is then stopped).
   JobMix(const SimulatedPlatform& platform, std::vector<ScheduledJob> jobs,
-         std::vector<IoJobSpec> io = {});
+         std::vector<IoJobSpec> io = {}, std::vector<ScheduledPipelineJob> pipelines = {});
   ~JobMix();
   JobMix(const JobMix&) = delete;
   JobMix& operator=(const JobMix&) = delete;
@@ -64,6 +72,7 @@ class JobMix {
   // at t has its first iteration at t); iteration_time_s and throughput do not depend on the start.
   std::vector<JobResult> results() const;
   std::vector<IoJobResult> io_results() const;
+  std::vector<PipelineResult> pipeline_results() const;
 
  private:
   struct State;

@@ -85,7 +85,8 @@ const std::vector<std::string> kTrainingKeys = {"name",
                                                 "framework_efficiency",
                                                 "variability",
                                                 "memory_check",
-                                                "trace"};
+                                                "trace",
+                                                "parallel"};
 const std::vector<std::string> kIoKeys = {"name",  "kind",      "nodes",        "node_list",
                                           "start", "read_rate", "request_size", "duration"};
 // Job keys that are not single-job scenario keys.
@@ -117,8 +118,10 @@ int uniform_node_gpus(const platforms::Platform& machine) {
 
 // The training job's own scenario: the file's keys with the job's over them, loaded by the
 // single-job loader; its errors name the job's key (jobs[i].key) when the key is the job's.
+// `probe`: only the machine is read from the result, before the jobs have sizes; an LLM job is
+// then loaded at one GPU (tp, pp and dp 1, no memory check), since its parallel map fixes its size.
 Scenario load_training(const ConfigNode& root, const ConfigNode& job, const std::string& source,
-                       const std::string& name, int nodes, int gpus_per_node) {
+                       const std::string& name, int nodes, int gpus_per_node, bool probe = false) {
   YAML::Node merged(YAML::NodeType::Map);
   for (const auto& kv : root.raw()) {
     const std::string key = kv.first.as<std::string>();
@@ -134,6 +137,15 @@ Scenario load_training(const ConfigNode& root, const ConfigNode& job, const std:
   merged["name"] = name;
   merged["nodes"] = nodes;
   if (gpus_per_node > 0) merged["gpus_per_node"] = gpus_per_node;
+  if (probe && job.has("parallel") && job.required("parallel").is_map()) {
+    YAML::Node one(YAML::NodeType::Map);
+    for (const char* k : {"tp", "pp", "dp", "micro_batch", "global_batch"}) one[k] = 1;
+    if (job.required("parallel").has("seq_len"))
+      one["seq_len"] = job.required("parallel").required("seq_len").raw();
+    merged["parallel"] = one;
+    merged["memory_check"] = false;
+    merged["gpus_per_node"] = 1;
+  }
   const ConfigNode node(merged, std::make_shared<const std::string>(root.file()), "", job.line(),
                         job.column());
   try {
@@ -145,6 +157,10 @@ Scenario load_training(const ConfigNode& root, const ConfigNode& job, const std:
     if (own.count(first) || (at_entry && !e.key_path().empty()))
       throw ConfigError(e.file(), e.line(), e.column(), job.path() + "." + e.key_path(),
                         e.message());
+    if (job.has("parallel") && e.line() != job.line())
+      throw ConfigError(e.file(), e.line(), e.column(), e.key_path(),
+                        e.message() + " (the file's keys are defaults of every job, and job '" +
+                            name + "' is an LLM job: set this key in its other jobs instead)");
     throw;
   }
 }
@@ -247,8 +263,8 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
 
   // The machine every job shares: the platform file at its size, or cluster.nodes (several jobs
   // never grow it). The first training job's scenario loads the platform and cluster keys.
-  const Scenario probe =
-      load_training(root, entries[first_training], source, spec->jobs[first_training].name, 1, 0);
+  const Scenario probe = load_training(root, entries[first_training], source,
+                                       spec->jobs[first_training].name, 1, 0, true);
   platforms::Platform machine;
   try {
     machine = sized_platform(probe, platforms::load_platform(probe.platform), 1);
@@ -379,6 +395,7 @@ MixResult run_mix(const Scenario& s, int alone, const MixPricing& pricing) {
   MixResult r;
   std::vector<ScheduledJob> training;
   std::vector<IoJobSpec> io;
+  std::vector<ScheduledPipelineJob> pipelines;
   for (std::size_t k = 0; k < m.jobs.size(); ++k) {
     const MixJob& job = m.jobs[k];
     if (alone >= 0 && static_cast<int>(k) != alone) continue;
@@ -389,16 +406,27 @@ MixResult run_mix(const Scenario& s, int alone, const MixPricing& pricing) {
       continue;
     }
     if (!pricing.cost[k]) throw std::invalid_argument("run_mix: no cost model for " + job.name);
+    if (job.scenario.llm) {
+      LlmJobPlan plan = plan_llm_job(job.scenario, job.nodes, job.scenario.gpus_per_node,
+                                     job.node_list, *platform, *pricing.cost[k]);
+      plan.spec.name = job.name;
+      pipelines.push_back({std::move(plan.spec), job.start_s});
+      r.llm.push_back(std::move(plan.result));
+      r.llm_index.push_back(static_cast<int>(k));
+      continue;
+    }
     JobSpec spec = point_job_spec(job.scenario, PointRequest(job.nodes, 0), job.node_list, machine,
                                   platform.get(), *pricing.cost[k], pricing.db[k]);
     spec.name = job.name;
     training.push_back({std::move(spec), job.start_s});
     r.job_index.push_back(static_cast<int>(k));
   }
-  JobMix mix(*platform, std::move(training), std::move(io));
+  JobMix mix(*platform, std::move(training), std::move(io), std::move(pipelines));
   mix.run();
   r.training = mix.results();
   r.io = mix.io_results();
+  std::vector<PipelineResult> done = mix.pipeline_results();
+  for (std::size_t i = 0; i < done.size(); ++i) finish_llm_result(r.llm[i], std::move(done[i]));
   return r;
 }
 

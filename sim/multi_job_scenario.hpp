@@ -13,6 +13,7 @@
 
 #include "calibration/cost_model.hpp"
 #include "calibration/database.hpp"
+#include "sim/llm_runner.hpp"
 #include "sim/multi_job.hpp"
 #include "sim/scenario.hpp"
 
@@ -65,8 +66,10 @@ struct MixPricing {
 };
 
 struct MixResult {
-  std::vector<int> job_index;  // spec.jobs index of each training result
+  std::vector<int> job_index;  // spec.jobs index of each data-parallel training result
   std::vector<JobResult> training;
+  std::vector<int> llm_index;  // spec.jobs index of each LLM (`parallel:`) training result
+  std::vector<LlmPointResult> llm;
   std::vector<int> io_index;
   std::vector<IoJobResult> io;
 };

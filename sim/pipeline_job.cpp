@@ -15,6 +15,7 @@ namespace scalecast::sim {
 PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec)
     : state_(std::make_unique<State>(std::move(spec))) {
   State& s = *state_;
+  s.start_s = sg4::Engine::get_clock();
   const models::ParallelConfig& p = s.spec.parallel;
   s.pp = p.pp;
   s.v = p.schedule == models::PipelineSchedule::kInterleaved1F1B ? p.virtual_stages : 1;
@@ -166,7 +167,7 @@ PipelineResult PipelineJob::result() const {
     throw std::logic_error("pipeline job: the engine has not run every iteration");
   double sum = 0.0;
   for (int it = s.spec.warmup; it < s.total_iterations; ++it) {
-    const double start = it == 0 ? 0.0 : s.iteration_end[static_cast<std::size_t>(it - 1)];
+    const double start = it == 0 ? s.start_s : s.iteration_end[static_cast<std::size_t>(it - 1)];
     const double t = s.iteration_end[static_cast<std::size_t>(it)] - start;
     r.iteration_times_s.push_back(t);
     sum += t;

@@ -56,6 +56,7 @@ struct PipelineJob::State {
   sg4::MutexPtr barrier_mutex = sg4::Mutex::create();
   sg4::ConditionVariablePtr barrier_cv = sg4::ConditionVariable::create();
   std::vector<double> iteration_end;  // per iteration (warm-up included)
+  double start_s = 0.0;               // simulated time the job was created (a mix's start)
   std::vector<StageBreakdown> acc;    // per stage, measured iterations and replicas summed
   std::map<std::string, double> bytes;
   std::vector<StageInterval> intervals;

@@ -11,6 +11,7 @@
 #include "sim/engine_setup.hpp"
 #include "sim/input_pipeline.hpp"
 #include "sim/multi_job.hpp"
+#include "sim/pipeline_job.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
@@ -37,6 +38,31 @@ JobSpec ring_job(const std::string& name, std::vector<int> nodes, double bytes) 
 }
 
 constexpr double kBytes = 256.0 * 1024 * 1024;
+
+// The LLM (pipeline) job's twin of ring_job: pp 1 and dp 2 on `nodes`, one micro-batch of 4 ms
+// forward and 6 ms backward, then a gradient all-reduce of `bytes` (not overlapped) and 1 ms of
+// optimizer, so its iteration has the same closed form as ring_job's.
+PipelineJobSpec llm_job(const std::string& name, std::vector<int> nodes, double bytes) {
+  PipelineJobSpec s;
+  s.name = name;
+  s.parallel.pp = 1;
+  s.parallel.dp = 2;
+  s.parallel.micro_batch = 1;
+  s.parallel.global_batch = 2;
+  s.parallel.overlap_dp_comm = false;
+  PricedChunk pc;
+  pc.forward.push_back({4e-3, {}});
+  pc.backward.push_back({6e-3, {}});
+  pc.dp_comms.push_back({"grad_ar", scalecast::models::CommGroup::kDp,
+                         scalecast::models::CommKind::kAllReduce, bytes, 1, false});
+  pc.optimizer_s = 1e-3;
+  s.chunks.push_back(pc);
+  s.nodes = std::move(nodes);
+  s.gpus_per_node = 1;
+  s.warmup = 1;
+  s.iterations = 3;
+  return s;
+}
 
 }  // namespace
 
@@ -73,6 +99,59 @@ TEST_SUITE("unit") {
     CHECK(r[2].iteration_time_s == doctest::Approx(alone).epsilon(1e-6).scale(0.0));
     // The comm part (what is not compute) doubled, to within the route latency.
     CHECK(r[0].comm_total_s == doctest::Approx(2 * kBytes / ps.nic_bw + 2 * alpha).epsilon(1e-6));
+  }
+
+  TEST_CASE("an LLM job and a data-parallel job sharing one bottleneck link each see it halved") {
+    // Nodes 0-3 talk over backbone 0, 4-7 over backbone 1. Together: the LLM job on 0-1 and the
+    // data-parallel job on 2-3, their all-reduces at the same times (same compute before them).
+    // Alone: the LLM job's twin on 4-5 and the data-parallel job's on 6-7, one on each backbone.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 8;
+    ps.backbones = 2;
+    ps.backbone_bw = ps.nic_bw;
+    ps.backbone = [](int a, int b) { return std::max(a, b) < 4 ? 0 : 1; };
+    TestPlatform platform(ps);
+    JobMix mix(
+        platform, {{ring_job("dp", {2, 3}, kBytes), 0.0}}, {},
+        {{llm_job("llm", {0, 1}, kBytes), 0.0}, {llm_job("llm-alone", {4, 5}, kBytes), 0.0}});
+    mix.run();
+    const std::vector<JobResult> dp = mix.results();
+    const std::vector<PipelineResult> llm = mix.pipeline_results();
+    REQUIRE(dp.size() == 1);
+    REQUIRE(llm.size() == 2);
+    const double alpha = 2 * ps.gpu_link_lat_s + 2 * ps.nic_lat_s;
+    const double alone = 11e-3 + ring_allreduce_s(2, kBytes, ps.nic_bw, alpha);
+    const double shared = 11e-3 + ring_allreduce_s(2, kBytes, ps.nic_bw / 2, alpha);
+    MESSAGE("llm: alone " << llm[1].iteration_time_s << " s (closed form " << alone << "), shared "
+                          << llm[0].iteration_time_s << " s (closed form " << shared
+                          << "); dp shared " << dp[0].iteration_time_s << " s");
+    CHECK(llm[1].iteration_time_s == doctest::Approx(alone).epsilon(1e-4));
+    CHECK(llm[0].iteration_time_s == doctest::Approx(shared).epsilon(1e-4));
+    CHECK(dp[0].iteration_time_s == doctest::Approx(shared).epsilon(1e-4));
+    // The LLM job's wait at its all-reduce is what grew.
+    CHECK(llm[0].stages[0].exposed_dp_s - llm[1].stages[0].exposed_dp_s ==
+          doctest::Approx(shared - alone).epsilon(1e-3));
+  }
+
+  TEST_CASE("an LLM job started late starts its iterations late and is not slowed on its own") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.backbones = 1;
+    ps.backbone_bw = ps.nic_bw;
+    ps.backbone = [](int, int) { return 0; };
+    TestPlatform platform(ps);
+    JobMix mix(platform, {{ring_job("first", {0, 1}, kBytes), 0.0}}, {},
+               {{llm_job("late", {2, 3}, kBytes), 5.0}});
+    mix.run();
+    const PipelineResult late = mix.pipeline_results().at(0);
+    const double alpha = 2 * ps.gpu_link_lat_s + 2 * ps.nic_lat_s;
+    const double alone = 11e-3 + ring_allreduce_s(2, kBytes, ps.nic_bw, alpha);
+    // Warm-up and measured iterations counted from its start, not from time 0.
+    CHECK(late.iteration_time_s == doctest::Approx(alone).epsilon(1e-4));
+    REQUIRE(!late.intervals.empty());
+    CHECK(late.intervals.front().start_s > 5.0);
   }
 
   TEST_CASE("jobs on disjoint nodes and links are not slowed: slowdown 1.000") {
