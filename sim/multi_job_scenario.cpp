@@ -134,17 +134,23 @@ Scenario load_training(const ConfigNode& root, const ConfigNode& job, const std:
     own.insert(key);
     if (!kPlacementKeys.count(key)) merged[key] = value.raw();
   }
-  merged["name"] = name;
-  merged["nodes"] = nodes;
-  if (gpus_per_node > 0) merged["gpus_per_node"] = gpus_per_node;
+  // `merged` shares its values' nodes with the file's: a key is set by replacing its node, never
+  // by assigning to it (that would write into the file's node, which the next job reads).
+  const auto set = [&merged](const char* key, const YAML::Node& value) {
+    merged.remove(key);
+    merged[key] = value;
+  };
+  set("name", YAML::Node(name));
+  set("nodes", YAML::Node(nodes));
+  if (gpus_per_node > 0) set("gpus_per_node", YAML::Node(gpus_per_node));
   if (probe && job.has("parallel") && job.required("parallel").is_map()) {
     YAML::Node one(YAML::NodeType::Map);
     for (const char* k : {"tp", "pp", "dp", "micro_batch", "global_batch"}) one[k] = 1;
     if (job.required("parallel").has("seq_len"))
       one["seq_len"] = job.required("parallel").required("seq_len").raw();
-    merged["parallel"] = one;
-    merged["memory_check"] = false;
-    merged["gpus_per_node"] = 1;
+    set("parallel", one);
+    set("memory_check", YAML::Node(false));
+    set("gpus_per_node", YAML::Node(1));
   }
   const ConfigNode node(merged, std::make_shared<const std::string>(root.file()), "", job.line(),
                         job.column());

@@ -70,6 +70,21 @@ TEST_SUITE("unit") {
           "1, got \"2\"");
   }
 
+  TEST_CASE("jobs: one job's size does not leak into the file's defaults for the next jobs") {
+    // Each job's scenario is the file's keys with the job's over them; a job of `gpus: 2` sets
+    // its own gpus_per_node. Before, that write went through to the file's `gpus_per_node: 4`
+    // (the merged YAML shared its nodes), so job b ran 2 GPUs per node instead of 4.
+    const Scenario s = load_scenario_text(kHead + R"(gpus_per_node: 4
+jobs:
+  - {name: a, gpus: 2}
+  - {name: b, nodes: 1}
+)",
+                                          "in.yaml");
+    REQUIRE(s.multi);
+    CHECK(s.multi->jobs.at(0).scenario.gpus_per_node == 2);
+    CHECK(s.multi->jobs.at(1).scenario.gpus_per_node == 4);
+  }
+
   TEST_CASE("jobs: packed, spread and random placement give disjoint node lists") {
     const std::string jobs = R"(jobs:
   - {name: a, nodes: 3}
