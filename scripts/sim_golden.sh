@@ -57,6 +57,7 @@ cases=(
   "hetero-v100-a100-resnet50-flow|scenarios/hetero-v100-a100-resnet50.yaml|nodes=[8]|fidelity=flow"
   "summit-shared-jobs|scenarios/summit-shared-jobs.yaml"
   "summit-shared-jobs-flow|scenarios/summit-shared-jobs.yaml|fidelity=flow|iterations=1"
+  "summit-llm-and-cnn-jobs|scenarios/summit-llm-and-cnn-jobs.yaml"
   "llama3-70b-dgx-h100-superpod|scenarios/llama3-70b-dgx-h100-superpod.yaml"
   "gpt3-175b-dgx-a100-superpod|scenarios/gpt3-175b-dgx-a100-superpod.yaml"
 )
