@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <stdexcept>
 
 #include "calibration/calibrated_cost_model.hpp"
 #include "cli/commands.hpp"
@@ -87,6 +90,33 @@ std::string table(const sim::Scenario& s, const ordered_json& jobs) {
                      j["slowdown"].get<double>(), j["throughput_samples_per_s"].get<double>());
   }
   return o;
+}
+
+// One timeline of the whole mix: every training job's trace.json (written by the mix's point into
+// out_dir/jobs/NAME/) with its processes renumbered after the previous job's and named
+// "JOB: ...", so Perfetto shows the jobs' overlap on one time axis (all in simulated time).
+void write_mix_trace(const std::string& out_dir, const std::vector<std::string>& jobs) {
+  ordered_json events = ordered_json::array();
+  int base = 0;
+  for (const std::string& name : jobs) {
+    const std::filesystem::path file =
+        std::filesystem::path(out_dir) / "jobs" / name / "trace.json";
+    std::ifstream in(file);
+    if (!in) throw std::runtime_error("cannot read " + file.string() + " to merge the mix's trace");
+    ordered_json t = ordered_json::parse(in);
+    int top = -1;
+    for (ordered_json& e : t.at("traceEvents")) {
+      const int pid = e.value("pid", 0);
+      top = std::max(top, pid);
+      e["pid"] = base + pid;
+      if (e.value("name", "") == "process_name" && e.contains("args"))
+        e["args"]["name"] = name + ": " + e["args"].value("name", "");
+      events.push_back(std::move(e));
+    }
+    base += top + 1;
+  }
+  const ordered_json out = {{"displayTimeUnit", "ns"}, {"traceEvents", std::move(events)}};
+  common::write_file_atomic(out_dir + "/trace.json", out.dump() + "\n");
 }
 
 }  // namespace
@@ -180,6 +210,9 @@ int run_multi_scenario(const sim::Scenario& s, const std::string& scenario,
                  {"simgrid", sim::simgrid_version()}};
     common::write_file_atomic(out_dir + "/summary.json", j.dump(2) + "\n");
     common::write_file_atomic(out_dir + "/scenario.resolved.yaml", s.resolved_yaml);
+    std::vector<std::string> names;
+    for (int k : training) names.push_back(m.jobs[static_cast<std::size_t>(k)].name);
+    write_mix_trace(out_dir, names);
   }
   return kExitOk;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -334,6 +335,24 @@ TEST_SUITE("unit") {
     CHECK(mix["jobs"][1]["model"] == "resnet50");
     CHECK(!slurp(dir / "mix" / "jobs" / "llm" / "trace.json").empty());
     CHECK(!slurp(dir / "mix" / "jobs" / "llm" / "iterations.csv").empty());
+    // One timeline of the mix: each job's processes, renumbered and named after the job.
+    const auto trace = nlohmann::json::parse(slurp(dir / "mix" / "trace.json"));
+    std::map<int, std::string> process;
+    std::size_t events = 0;
+    for (const auto& e : trace["traceEvents"]) {
+      ++events;
+      if (e["name"] == "process_name") process[e["pid"].get<int>()] = e["args"]["name"];
+    }
+    REQUIRE(!process.empty());
+    CHECK(process.begin()->second.rfind("llm: stage000", 0) == 0);
+    CHECK(process.rbegin()->second.rfind("cnn: node", 0) == 0);
+    CHECK(process.size() == 2 + 2);  // two pipeline stages, the CNN job's two nodes
+    std::size_t apart = 0;
+    for (const char* job : {"llm", "cnn"})
+      apart +=
+          nlohmann::json::parse(slurp(dir / "mix" / "jobs" / job / "trace.json"))["traceEvents"]
+              .size();
+    CHECK(events == apart);
     std::filesystem::remove_all(dir);
   }
 
