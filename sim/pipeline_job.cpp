@@ -124,10 +124,12 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
     }
   }
   for (int r = 0; r < s.reps; ++r) {
-    const std::string prefix = s.spec.name + (r > 0 ? ".r" + std::to_string(r) : "") + ".c";
+    // "/" cannot be in a job's name, so two jobs of a mix never share a mailbox (with ".", jobs
+    // "a" and "a.r1" did: job a's replica 1 and job a.r1's replica 0).
+    const std::string prefix = s.spec.name + "/r" + std::to_string(r) + "/c";
     for (int c = 0; c < s.chunks; ++c) {
-      s.fwd_in.push_back(sg4::Mailbox::by_name(prefix + std::to_string(c) + ".f"));
-      s.bwd_in.push_back(sg4::Mailbox::by_name(prefix + std::to_string(c) + ".b"));
+      s.fwd_in.push_back(sg4::Mailbox::by_name(prefix + std::to_string(c) + "/f"));
+      s.bwd_in.push_back(sg4::Mailbox::by_name(prefix + std::to_string(c) + "/b"));
     }
   }
   const auto slots = static_cast<std::size_t>(s.pp * s.reps);

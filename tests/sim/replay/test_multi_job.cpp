@@ -154,6 +154,34 @@ TEST_SUITE("unit") {
     CHECK(late.intervals.front().start_s > 5.0);
   }
 
+  TEST_CASE("two LLM jobs named a and a.r1 keep their pipeline messages apart") {
+    // Job a simulates both its DP replicas (compute noise), each with its own p2p mailboxes; job
+    // b is its twin on other nodes. Before, job a's replica 1 and job a.r1's replica 0 shared
+    // their mailboxes ("a.r1.c0.f"), so activations crossed between the jobs.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(no_latency(12, 1));
+    const auto pipeline = [](const std::string& name, int first, bool noisy) {
+      PipelineJobSpec s = llm_job(name, {first, first + 1, first + 2, first + 3}, 1e6);
+      s.parallel.pp = 2;
+      s.parallel.global_batch = 8;  // 4 micro-batches per pipeline
+      s.chunks.push_back(s.chunks.front());
+      for (PricedChunk& c : s.chunks) c.send_forward_bytes = c.send_backward_bytes = 64e6;
+      if (noisy) s.variability = {0.2, 0.0, 1.0, 5};
+      return s;
+    };
+    JobMix mix(platform, {}, {},
+               {{pipeline("a", 0, true), 0.0},
+                {pipeline("a.r1", 4, false), 0.0},
+                {pipeline("b", 8, true), 0.0}});
+    mix.run();
+    const std::vector<PipelineResult> r = mix.pipeline_results();
+    REQUIRE(r.size() == 3);
+    CHECK(r[0].replicas_simulated == 2);
+    CHECK(r[1].replicas_simulated == 1);
+    CHECK(r[0].iteration_times_s == r[2].iteration_times_s);
+    CHECK(r[0].iteration_time_s > r[1].iteration_time_s);  // the noise's slowest rank paces a
+  }
+
   TEST_CASE("jobs on disjoint nodes and links are not slowed: slowdown 1.000") {
     auto engine = create_engine({NetworkMode::kIdeal});
     TestPlatformSpec ps;
