@@ -24,17 +24,31 @@ struct JobMix::State {
   std::exception_ptr error;  // a late job that could not be created
   double end_s = 0.0;        // when the simulation ended
 
-  // Creates training job k (data-parallel jobs first, then pipeline jobs) at its start time.
+  // Training job k: the data-parallel jobs first, then the pipeline jobs.
+  std::size_t training_count() const { return specs.size() + pipeline_specs.size(); }
+  bool is_dp(std::size_t k) const { return k < specs.size(); }
+  const std::string& name_of(std::size_t k) const {
+    return is_dp(k) ? specs[k].spec.name : pipeline_specs[k - specs.size()].spec.name;
+  }
+  const std::vector<int>& nodes_of(std::size_t k) const {
+    return is_dp(k) ? specs[k].spec.nodes : pipeline_specs[k - specs.size()].spec.nodes;
+  }
+  double start_of(std::size_t k) const {
+    return is_dp(k) ? specs[k].start_s : pipeline_specs[k - specs.size()].start_s;
+  }
+  void create(std::size_t k) {
+    if (is_dp(k)) {
+      jobs[k] = std::make_unique<Job>(platform, specs[k].spec);
+    } else {
+      pipelines[k - specs.size()] =
+          std::make_unique<PipelineJob>(platform, pipeline_specs[k - specs.size()].spec);
+    }
+  }
+
   void launch(std::size_t k) {
-    const bool dp = k < specs.size();
-    sg4::this_actor::sleep_until(dp ? specs[k].start_s : pipeline_specs[k - specs.size()].start_s);
+    sg4::this_actor::sleep_until(start_of(k));
     try {
-      if (dp) {
-        jobs[k] = std::make_unique<Job>(platform, specs[k].spec);
-      } else {
-        pipelines[k - specs.size()] =
-            std::make_unique<PipelineJob>(platform, pipeline_specs[k - specs.size()].spec);
-      }
+      create(k);
     } catch (...) {
       error = std::current_exception();
       sg4::Actor::kill_all();  // nothing to learn from the rest of a broken mix
@@ -79,38 +93,24 @@ JobMix::JobMix(const SimulatedPlatform& platform, std::vector<ScheduledJob> jobs
   s->pipelines.resize(s->pipeline_specs.size());
   // Job names name their mailboxes and actors: two jobs of one name would exchange messages.
   std::vector<std::string> names;
-  for (const ScheduledJob& j : s->specs) names.push_back(j.spec.name);
-  for (const ScheduledPipelineJob& j : s->pipeline_specs) names.push_back(j.spec.name);
+  for (std::size_t k = 0; k < s->training_count(); ++k) names.push_back(s->name_of(k));
   for (const IoJobSpec& j : s->io) names.push_back(j.name);
   for (std::size_t a = 0; a < names.size(); ++a)
     for (std::size_t b = a + 1; b < names.size(); ++b)
       if (names[a] == names[b])
         throw std::invalid_argument("two jobs are named '" + names[a] + "'; names must differ");
-  for (std::size_t k = 0; k < s->specs.size(); ++k) {
-    const ScheduledJob& j = s->specs[k];
-    if (!(j.start_s >= 0.0) || !std::isfinite(j.start_s))
-      throw std::invalid_argument("job '" + j.spec.name + "': start time " +
-                                  std::to_string(j.start_s) + " s; expected a finite time >= 0");
-    if (j.spec.nodes.empty()) throw std::invalid_argument("job '" + j.spec.name + "' has no nodes");
-    if (j.start_s == 0.0) {
-      s->jobs[k] = std::make_unique<Job>(platform, j.spec);
+  for (std::size_t k = 0; k < s->training_count(); ++k) {
+    const std::string& name = s->name_of(k);
+    const double start = s->start_of(k);
+    if (!(start >= 0.0) || !std::isfinite(start))
+      throw std::invalid_argument("job '" + name + "': start time " + std::to_string(start) +
+                                  " s; expected a finite time >= 0");
+    if (s->nodes_of(k).empty()) throw std::invalid_argument("job '" + name + "' has no nodes");
+    if (start == 0.0) {
+      s->create(k);
     } else {
-      sg4::Actor::create(j.spec.name + "/launch", platform.gpu(j.spec.nodes.front(), 0),
+      sg4::Actor::create(name + "/launch", platform.gpu(s->nodes_of(k).front(), 0),
                          [s, k] { s->launch(k); });
-    }
-  }
-  for (std::size_t k = 0; k < s->pipeline_specs.size(); ++k) {
-    const ScheduledPipelineJob& j = s->pipeline_specs[k];
-    if (!(j.start_s >= 0.0) || !std::isfinite(j.start_s))
-      throw std::invalid_argument("job '" + j.spec.name + "': start time " +
-                                  std::to_string(j.start_s) + " s; expected a finite time >= 0");
-    if (j.spec.nodes.empty()) throw std::invalid_argument("job '" + j.spec.name + "' has no nodes");
-    if (j.start_s == 0.0) {
-      s->pipelines[k] = std::make_unique<PipelineJob>(platform, j.spec);
-    } else {
-      const std::size_t which = s->specs.size() + k;
-      sg4::Actor::create(j.spec.name + "/launch", platform.gpu(j.spec.nodes.front(), 0),
-                         [s, which] { s->launch(which); });
     }
   }
   const std::vector<sg4::Host*> servers = platform.pfs_servers();
@@ -149,22 +149,26 @@ void JobMix::run() {
   if (state_->error) std::rethrow_exception(state_->error);
 }
 
-std::vector<JobResult> JobMix::results() const {
-  std::vector<JobResult> out;
-  for (const auto& j : state_->jobs) {
-    if (!j) throw std::logic_error("JobMix::results() before run() started every job");
+namespace {
+
+// Every job's result, once run() has created them all (a late job is created at its start).
+template <class Job>
+auto results_of(const std::vector<std::unique_ptr<Job>>& jobs, const char* what) {
+  std::vector<decltype(jobs.front()->result())> out;
+  for (const auto& j : jobs) {
+    if (!j)
+      throw std::logic_error(std::string("JobMix::") + what + " before run() started every job");
     out.push_back(j->result());
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<JobResult> JobMix::results() const { return results_of(state_->jobs, "results()"); }
+
 std::vector<PipelineResult> JobMix::pipeline_results() const {
-  std::vector<PipelineResult> out;
-  for (const auto& j : state_->pipelines) {
-    if (!j) throw std::logic_error("JobMix::pipeline_results() before run() started every job");
-    out.push_back(j->result());
-  }
-  return out;
+  return results_of(state_->pipelines, "pipeline_results()");
 }
 
 std::vector<IoJobResult> JobMix::io_results() const {

@@ -39,6 +39,17 @@ JobSpec ring_job(const std::string& name, std::vector<int> nodes, double bytes) 
 
 constexpr double kBytes = 256.0 * 1024 * 1024;
 
+// Two backbones: routes between nodes below `split` cross backbone 0, the others backbone 1;
+// each as fast as a NIC, so a backbone two jobs share is their bottleneck.
+TestPlatformSpec two_backbones(int nodes, int split) {
+  TestPlatformSpec ps;
+  ps.nodes = nodes;
+  ps.backbones = 2;
+  ps.backbone_bw = ps.nic_bw;
+  ps.backbone = [split](int a, int b) { return std::max(a, b) < split ? 0 : 1; };
+  return ps;
+}
+
 // The LLM (pipeline) job's twin of ring_job: pp 1 and dp 2 on `nodes`, one micro-batch of 4 ms
 // forward and 6 ms backward, then a gradient all-reduce of `bytes` (not overlapped) and 1 ms of
 // optimizer, so its iteration has the same closed form as ring_job's.
@@ -69,12 +80,8 @@ PipelineJobSpec llm_job(const std::string& name, std::vector<int> nodes, double 
 TEST_SUITE("unit") {
   TEST_CASE("two all-reduce-bound jobs sharing one bottleneck link each see the comm part double") {
     auto engine = create_engine({NetworkMode::kIdeal});
-    TestPlatformSpec ps;
-    ps.nodes = 6;
-    ps.backbones = 2;
-    ps.backbone_bw = ps.nic_bw;  // the backbone is as fast as a NIC: shared, it is the bottleneck
     // Nodes 0-1 and 2-3 talk over backbone 0 (shared by jobs a and b); 4-5 over backbone 1.
-    ps.backbone = [](int a, int b) { return std::max(a, b) < 4 ? 0 : 1; };
+    const TestPlatformSpec ps = two_backbones(6, 4);
     TestPlatform platform(ps);
     JobMix mix(platform, {{ring_job("a", {0, 1}, kBytes), 0.0},
                           {ring_job("b", {2, 3}, kBytes), 0.0},
@@ -106,11 +113,7 @@ TEST_SUITE("unit") {
     // data-parallel job on 2-3, their all-reduces at the same times (same compute before them).
     // Alone: the LLM job's twin on 4-5 and the data-parallel job's on 6-7, one on each backbone.
     auto engine = create_engine({NetworkMode::kIdeal});
-    TestPlatformSpec ps;
-    ps.nodes = 8;
-    ps.backbones = 2;
-    ps.backbone_bw = ps.nic_bw;
-    ps.backbone = [](int a, int b) { return std::max(a, b) < 4 ? 0 : 1; };
+    const TestPlatformSpec ps = two_backbones(8, 4);
     TestPlatform platform(ps);
     JobMix mix(
         platform, {{ring_job("dp", {2, 3}, kBytes), 0.0}}, {},
@@ -184,11 +187,7 @@ TEST_SUITE("unit") {
 
   TEST_CASE("jobs on disjoint nodes and links are not slowed: slowdown 1.000") {
     auto engine = create_engine({NetworkMode::kIdeal});
-    TestPlatformSpec ps;
-    ps.nodes = 4;
-    ps.backbones = 2;
-    ps.backbone_bw = ps.nic_bw;
-    ps.backbone = [](int a, int b) { return std::max(a, b) < 2 ? 0 : 1; };
+    const TestPlatformSpec ps = two_backbones(4, 2);
     TestPlatform platform(ps);
     JobMix mix(platform,
                {{ring_job("a", {0, 1}, kBytes), 0.0}, {ring_job("b", {2, 3}, kBytes), 0.0}});
