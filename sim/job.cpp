@@ -13,6 +13,13 @@
 namespace sg4 = simgrid::s4u;
 
 namespace scalecast::sim {
+namespace {
+
+Variability variability_of(const JobSpec& s) {
+  return {s.compute_noise_cv, s.straggler_fraction, s.straggler_slowdown, s.seed};
+}
+
+}  // namespace
 
 Gate::Gate(int need)
     : need_(need), mutex_(sg4::Mutex::create()), cv_(sg4::ConditionVariable::create()) {}
@@ -74,9 +81,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   algorithm = per_bucket ? (nodes > 1 ? Algorithm::kHierarchical : Algorithm::kRing)
                          : resolve_algorithm(spec.allreduce.algorithm, nodes, gpus);
   fidelity = resolve_fidelity(spec.fidelity, ranks);
-  const bool varied = Variability{spec.compute_noise_cv, spec.straggler_fraction,
-                                  spec.straggler_slowdown, spec.seed}
-                          .varied();
+  const bool varied = variability_of(spec).varied();
   heterogeneous = !spec.node_program.empty();
   if (heterogeneous) check_heterogeneous(spec, nodes);
   // Parameter servers and MPI on the CPU are simulated rank by rank (no node-0 shortcut).
@@ -280,9 +285,7 @@ int Job::State::sync_gradients(int rank, int iteration, double t_fwd, int& intra
 }
 
 double Job::State::draw_stretch(int rank, int iteration) const {
-  const Variability v{spec.compute_noise_cv, spec.straggler_fraction, spec.straggler_slowdown,
-                      spec.seed};
-  return v.stretch(rank, iteration);
+  return variability_of(spec).stretch(rank, iteration);
 }
 
 void Job::State::rank_main(int rank) {

@@ -61,20 +61,26 @@ struct PipelineJob::State {
   std::map<std::string, double> bytes;
   std::vector<StageInterval> intervals;
 
-  static const char* group_name(models::CommGroup g) {
+  // A process group's name in the byte counts and trace, and its exposed-time term.
+  struct GroupTerm {
+    const char* name;
+    double StageBreakdown::*exposed;
+  };
+  static GroupTerm term_of(models::CommGroup g) {
     switch (g) {
       case models::CommGroup::kTp:
-        return "tp";
+        return {"tp", &StageBreakdown::exposed_tp_s};
       case models::CommGroup::kCp:
-        return "cp";
+        return {"cp", &StageBreakdown::exposed_cp_s};
       case models::CommGroup::kDp:
       case models::CommGroup::kDpCp:
-        return "dp";
+        return {"dp", &StageBreakdown::exposed_dp_s};
       case models::CommGroup::kPp:
-        return "pp";
+        return {"pp", &StageBreakdown::exposed_pp_s};
     }
-    return "?";
+    return {"?", &StageBreakdown::exposed_pp_s};
   }
+  static const char* group_name(models::CommGroup g) { return term_of(g).name; }
   // The call's buffer as the Collective classes take it: the whole tensor (all-gather: the
   // gathered output), per transfer for a ring exchange.
   static double call_bytes(const models::LlmComm& c) {
@@ -95,23 +101,7 @@ struct PipelineJob::State {
   }
 
   void add_wait(int slot, models::CommGroup g, int it, double waited) {
-    if (!measured(it)) return;
-    StageBreakdown& b = acc_of(slot);
-    switch (g) {
-      case models::CommGroup::kTp:
-        b.exposed_tp_s += waited;
-        break;
-      case models::CommGroup::kCp:
-        b.exposed_cp_s += waited;
-        break;
-      case models::CommGroup::kDp:
-      case models::CommGroup::kDpCp:
-        b.exposed_dp_s += waited;
-        break;
-      case models::CommGroup::kPp:
-        b.exposed_pp_s += waited;
-        break;
-    }
+    if (measured(it)) acc_of(slot).*term_of(g).exposed += waited;
   }
 
   // TP / CP groups that fill their node on their own: nothing else of the job crosses their
