@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sim/comm_wait.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace scalecast::sim {
@@ -64,7 +66,7 @@ void Communicator::measure() {
 }
 
 void CollectiveCall::wait() {
-  if (!comms_.empty()) sg4::Comm::wait_all(comms_);
+  wait_all_started(comms_);
   // The tail latency follows the last flow's end, whenever the caller comes to wait.
   double last = end_s_;
   for (const sg4::CommPtr& c : comms_) last = std::max(last, c->get_finish_time());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/comm_wait.hpp"
 #include "sim/double_binary_tree.hpp"
 #include "sim/job_state.hpp"
 
@@ -23,8 +24,8 @@ void transfer(sg4::Mailbox* to, sg4::Mailbox* from, double put_bytes, bool do_ge
       to ? to->put_async(&payload_token, static_cast<std::uint64_t>(put_bytes)) : nullptr;
   void* got = nullptr;
   sg4::CommPtr get = do_get ? from->get_async<void>(&got) : nullptr;
-  if (put) put->wait();
-  if (get) get->wait();
+  if (put) wait_started(put);
+  if (get) wait_started(get);
 }
 
 EdgeStats edge_stats(const std::vector<std::pair<sg4::Host*, sg4::Host*>>& edges) {
@@ -145,7 +146,7 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
             if (c >= 0) put(c, kDown[t], half);
         }
       }
-      sg4::Comm::wait_all(comms);
+      wait_all_started(comms);
       const double bw = edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0;
       sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / bw));
     } else {

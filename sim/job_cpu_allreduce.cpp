@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/comm_wait.hpp"
 #include "sim/job_state.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -102,7 +103,7 @@ void Job::State::cpu_proxy_main(int rank) {
         cpu_local[rank]->acquire();
       else
         cpu_box[rank]->get<void>();
-      if (put) put->wait();
+      if (put) wait_started(put);
       recorder.add_bytes(same_node ? LinkClass::kIntraNode : LinkClass::kInterNode, chunk);
       if (step < n - 1)
         sg4::this_actor::sleep_for(kReduceTrafficPerByte * chunk / cpu_reduce_Bps[rank]);
