@@ -30,6 +30,26 @@ function(scalecast_library name)
                         scalecast_warnings scalecast_sanitizers)
 endfunction()
 
+# scalecast_discover_doctests(TARGET PREFIX [PROPERTIES ...]): after TARGET is built, one ctest
+# entry PREFIX<test case> per doctest test case, labelled with its test suite, running in the
+# source tree, with the extra test PROPERTIES (cmake/ScalecastDoctestAddTests.cmake says why this
+# is not doctest's own doctest_discover_tests).
+function(scalecast_discover_doctests target prefix)
+  cmake_parse_arguments(ARG "" "" "PROPERTIES" ${ARGN})
+  set(tests_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake")
+  add_custom_command(TARGET ${target} POST_BUILD
+    BYPRODUCTS "${tests_file}"
+    COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "PREFIX=${prefix}"
+            -D "WORKDIR=${PROJECT_SOURCE_DIR}" -D "PROPERTIES=${ARG_PROPERTIES}"
+            -D "CTEST_FILE=${tests_file}" -P "${PROJECT_SOURCE_DIR}/cmake/ScalecastDoctestAddTests.cmake"
+    VERBATIM)
+  file(WRITE "${include_file}"
+    "if(EXISTS \"${tests_file}\")\n  include(\"${tests_file}\")\nelse()\n"
+    "  add_test(${target}_NOT_BUILT ${target}_NOT_BUILT)\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
+endfunction()
+
 # scalecast_test(NAME SOURCES ... DEPS ...): one doctest executable per library. Each test case
 # becomes its own ctest entry; its doctest test suite ("unit", "golden", "validation", "gpu",
 # "slow") becomes its ctest label.
@@ -40,6 +60,5 @@ function(scalecast_test name)
   target_compile_definitions(test_${name} PRIVATE
     SCALECAST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SCALECAST_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  doctest_discover_tests(test_${name} TEST_PREFIX "${name}." ADD_LABELS 1
-                         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  scalecast_discover_doctests(test_${name} "${name}.")
 endfunction()

@@ -235,7 +235,8 @@ TEST_SUITE("unit") {
     CHECK(sum_tp * 8 - 7 * norms == parameter_count(m));
   }
 
-  TEST_CASE("dtypes: FP8 block GEMMs, bf16 logits, attention and elementwise, fp32 loss; shapes") {
+  TEST_CASE(
+      "dtypes: FP8 block GEMMs, bf16 logits, attention and elementwise, fp32 loss, and shapes") {
     const TransformerSpec m = zoo("llama3_8b");
     ParallelConfig c = config(4, 1, 1, 1, Recompute::kNone, false, true);
     c.precision = LlmPrecision::kFp8;

@@ -95,7 +95,7 @@ TEST_SUITE("unit") {
           doctest::Approx(L * sbh / t * (34 + 5 * a * s / h)));
   }
 
-  TEST_CASE("activations: GPipe holds every micro-batch; interleaved L(1 + (p-1)/(pv))") {
+  TEST_CASE("activations: GPipe holds every micro-batch, interleaved L(1 + (p-1)/(pv))") {
     const TransformerSpec m = zoo("gpt3_175b");
     ParallelConfig c;
     c.tp = 8;

@@ -155,7 +155,7 @@ TEST_SUITE("unit") {
               .find("points[0].framework: expected one of megatron, nemo") != std::string::npos);
   }
 
-  TEST_CASE("classic points keep their format; LLM keys are refused there") {
+  TEST_CASE("classic points keep their format, and LLM keys are refused there") {
     const std::string classic =
         "schema: scalecast-validation/1\npoints:\n  - id: A1\n    system: dgx1-v100\n"
         "    model: resnet50\n    precision: fp32\n    framework: tensorflow\n    strategy: none\n"
