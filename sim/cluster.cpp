@@ -41,13 +41,17 @@ namespace {
 MachineSizes check_node_counts(const Scenario& s, const std::vector<int>& nodes,
                                const std::optional<KeyLocation>& at) {
   const platforms::Platform file_platform = platforms::load_platform(s.platform);
-  MachineSizes sizes{file_platform.total_nodes(), file_platform.total_nodes()};
-  if (!s.cluster_partition.empty()) {
-    try {
-      platforms::growing_partition(file_platform, s.cluster_partition);
-    } catch (const std::invalid_argument& e) {
-      fail_at(s.cluster_partition_at, e.what());
-    }
+  MachineSizes sizes{file_platform.total_nodes(), file_platform.total_nodes(), s.gpus_per_node};
+  int partition = 0;
+  try {
+    partition = platforms::growing_partition(file_platform, s.cluster_partition);
+  } catch (const std::invalid_argument& e) {
+    fail_at(s.cluster_partition_at, e.what());
+  }
+  if (sizes.gpus_per_node <= 0 && !file_platform.partitions.empty()) {
+    const auto& part = file_platform.partitions.at(static_cast<std::size_t>(partition));
+    sizes.gpus_per_node =
+        file_platform.node_types.at(static_cast<std::size_t>(part.node_type)).gpu_count;
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const KeyLocation& key = at                      ? *at

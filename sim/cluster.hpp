@@ -30,6 +30,9 @@ platforms::Platform sized_platform(const Scenario& s, const platforms::Platform&
 struct MachineSizes {
   long file_nodes = 0;
   long largest_nodes = 0;
+  // GPUs per node a point uses: the scenario's gpus_per_node, else the GPU count of the node type
+  // of the partition that grows (cluster.partition, else the largest).
+  int gpus_per_node = 0;
 };
 MachineSizes check_node_counts(const Scenario& s, const std::vector<int>& nodes,
                                const std::optional<KeyLocation>& at = std::nullopt);

@@ -1,5 +1,7 @@
 #include "sim/collective_config.hpp"
 
+#include <fmt/format.h>
+
 namespace scalecast::sim {
 
 std::string_view to_string(Algorithm a) {
@@ -129,6 +131,37 @@ Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node) {
 Fidelity resolve_fidelity(Fidelity f, int gpus, int flow_limit_gpus) {
   if (f != Fidelity::kAuto) return f;
   return gpus <= flow_limit_gpus ? Fidelity::kFlow : Fidelity::kWave;
+}
+
+double flow_communications_per_allreduce(Algorithm resolved, int nodes, int gpus) {
+  const double n = nodes, g = gpus, ranks = n * g;
+  switch (resolved) {
+    case Algorithm::kRing:
+      return ranks * 2.0 * (ranks - 1.0);
+    case Algorithm::kHierarchical:
+      return ranks * 2.0 * (g - 1.0) + ranks * 2.0 * (n - 1.0);
+    default:
+      return 0.0;
+  }
+}
+
+std::string flow_cost_warning(Fidelity fidelity, int flow_limit_gpus, Algorithm algorithm,
+                              int nodes, int gpus_per_node) {
+  const int gpus = nodes * gpus_per_node;
+  if (resolve_fidelity(fidelity, gpus, flow_limit_gpus) != Fidelity::kFlow) return "";
+  // As the job resolves it: with NCCL's model (auto or an NCCL algorithm) the several-node
+  // pattern is hierarchical whatever the bucket's algorithm.
+  const Algorithm resolved = algorithm == Algorithm::kAuto || needs_collective_model(algorithm)
+                                 ? (nodes > 1 ? Algorithm::kHierarchical : Algorithm::kRing)
+                                 : resolve_algorithm(algorithm, nodes, gpus_per_node);
+  const double count = flow_communications_per_allreduce(resolved, nodes, gpus_per_node);
+  if (count <= kFlowWarnCommunications) return "";
+  return fmt::format(
+      "{} nodes ({} GPUs) at fidelity flow simulate every step of every rank: {:.1f} million "
+      "communications per {} all-reduce, about {:.0f} s each at the 14 us per communication "
+      "measured on a 2-core machine; fidelity wave simulates one flow per ring edge and phase and "
+      "agrees with flow within 2 % where nothing contends",
+      nodes, gpus, count / 1e6, to_string(resolved), count * 14e-6);
 }
 
 }  // namespace scalecast::sim

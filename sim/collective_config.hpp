@@ -97,4 +97,21 @@ Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node);
 // `auto` resolved by size: flow up to `flow_limit_gpus` GPUs, wave beyond.
 Fidelity resolve_fidelity(Fidelity f, int gpus, int flow_limit_gpus = 48);
 
+// Communications one all-reduce posts at flow fidelity on `nodes` nodes of `gpus` GPUs: one per
+// ring step and rank, so ring G x 2(G - 1) for G GPUs, hierarchical G x 2(g - 1) inside the
+// nodes plus G x 2(N - 1) between them (every GPU's inter-node ring); 0 for the tree, whose count
+// depends on its chunking. What a flow run costs grows with it (about 14 us per communication on
+// a 2-core machine, bench/README.md).
+double flow_communications_per_allreduce(Algorithm resolved, int nodes, int gpus);
+
+// Above this many communications per all-reduce a flow run takes tens of seconds or more per
+// call (wave answers in seconds), which `scalecast run` says before it starts.
+inline constexpr double kFlowWarnCommunications = 2e6;
+
+// The warning for a point of `nodes` nodes of `gpus_per_node` GPUs whose fidelity (`fidelity`,
+// `auto` resolved with `flow_limit_gpus`) is flow and whose all-reduce (`algorithm` as the
+// scenario gives it) posts more than kFlowWarnCommunications; "" otherwise.
+std::string flow_cost_warning(Fidelity fidelity, int flow_limit_gpus, Algorithm algorithm,
+                              int nodes, int gpus_per_node);
+
 }  // namespace scalecast::sim

@@ -144,6 +144,25 @@ interrupt)
   [[ -z $(ls -A "$D/tmp") ]] || fail "left in TMPDIR: $(ls -A "$D/tmp")"
   [[ ! -e $D/out/.lock ]] || fail "lock file left"
   ;;
+flow_cost_warning)
+  # A flow point that will take minutes says so before any point starts (with --quiet too), with
+  # the count; a small flow run and the same size at wave do not.
+  "$exe" -q run "$scen" --set 'nodes=[683]' --set fidelity=flow --out "$D/out" \
+    >/dev/null 2>"$D/err.txt" &
+  pid=$!
+  for _ in $(seq 100); do
+    grep -q "at fidelity flow" "$D/err.txt" && break
+    sleep 0.1
+  done
+  kill -INT $pid
+  wait $pid
+  grep -Eq '683 nodes \(4098 GPUs\) at fidelity flow .* 5\.6 million communications per hierarchical all-reduce' \
+    "$D/err.txt" || fail "no warning before the run: $(cat "$D/err.txt")"
+  expect 0 "" "$exe" -q run "$scen" "${quick[@]}" --set fidelity=flow
+  grep -q "fidelity flow" "$D/err.txt" && fail "a small flow run warned: $(cat "$D/err.txt")"
+  expect 0 "" "$exe" -q run "$scen" --set 'nodes=[683]' --set iterations=1
+  grep -q "fidelity flow" "$D/err.txt" && fail "a wave run warned: $(cat "$D/err.txt")"
+  ;;
 interrupt_validate)
   # SIGINT during validate: the killed simulations are not reported as results (no table, no
   # --json), the work folder and the lock are removed, exit 130.

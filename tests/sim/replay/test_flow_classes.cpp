@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/collective_config.hpp"
 #include "sim/flow_classes.hpp"
 #include "sim/ring_step_classes.hpp"
 
@@ -226,5 +227,29 @@ TEST_SUITE("unit") {
   TEST_CASE("flow classes: input reads need a platform with a file system") {
     CHECK_THROWS_WITH_AS(scalecast::sim::ring_step_census("dgx1-v100", 4, 8, false, true),
                          doctest::Contains("has no file system"), std::invalid_argument);
+  }
+  TEST_CASE("flow cost: communications per all-reduce, and the warning past two million") {
+    using scalecast::sim::Algorithm;
+    using scalecast::sim::Fidelity;
+    using scalecast::sim::flow_communications_per_allreduce;
+    using scalecast::sim::flow_cost_warning;
+    // One per ring step and rank: ring G x 2(G - 1); hierarchical G x 2(g - 1) + G x 2(N - 1).
+    CHECK(flow_communications_per_allreduce(Algorithm::kRing, 4, 6) == 24.0 * 46.0);
+    CHECK(flow_communications_per_allreduce(Algorithm::kHierarchical, 1365, 6) ==
+          8190.0 * 10.0 + 8190.0 * 2728.0);
+    CHECK(flow_communications_per_allreduce(Algorithm::kTree, 16, 6) == 0.0);
+    // 683 Summit nodes at flow: 5.6 million, warned, with the count and the way out.
+    const std::string w = flow_cost_warning(Fidelity::kFlow, 48, Algorithm::kAuto, 683, 6);
+    MESSAGE("warning: " << w);
+    CHECK(w.find("683 nodes (4098 GPUs) at fidelity flow") == 0);
+    CHECK(w.find("5.6 million communications per hierarchical all-reduce") != std::string::npos);
+    CHECK(w.find("fidelity wave") != std::string::npos);
+    // Silent: auto resolves to wave above flow_limit_gpus; small flow runs; the tree.
+    CHECK(flow_cost_warning(Fidelity::kAuto, 48, Algorithm::kAuto, 683, 6).empty());
+    CHECK(flow_cost_warning(Fidelity::kFlow, 48, Algorithm::kAuto, 64, 6).empty());
+    CHECK(flow_cost_warning(Fidelity::kFlow, 48, Algorithm::kTree, 683, 6).empty());
+    // A flat ring reaches the threshold far sooner: 1,002 GPUs post 2,006,004, 996 GPUs 1,982,040.
+    CHECK_FALSE(flow_cost_warning(Fidelity::kFlow, 48, Algorithm::kRing, 167, 6).empty());
+    CHECK(flow_cost_warning(Fidelity::kFlow, 48, Algorithm::kRing, 166, 6).empty());
   }
 }
