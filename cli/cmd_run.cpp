@@ -125,11 +125,7 @@ int run_scenario(const RunOptions& o) {
   }
   // A flow point that will take minutes says so before it starts (issue 18: flow costs one
   // communication per ring step and rank).
-  for (int n : s.multi || s.llm ? std::vector<int>{} : s.nodes) {
-    const std::string slow = sim::flow_cost_warning(s.fidelity, s.flow_limit_gpus,
-                                                    s.allreduce.algorithm, n, sizes.gpus_per_node);
-    if (!slow.empty()) spdlog::warn("{}", slow);
-  }
+  warn_slow_flow_points(s, s.nodes, sizes.gpus_per_node);
   std::optional<OutputLock> lock;  // two runs into one --out would mix their files
   std::error_code ec;
   const bool fresh = !o.out_dir.empty() && !std::filesystem::exists(o.out_dir, ec);

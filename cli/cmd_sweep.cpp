@@ -249,7 +249,7 @@ int run_sweep(const SweepOptions& o) {
     }
     // Every node count must be a machine the platform's topology rule builds (sim/cluster.hpp).
     const sim::Scenario s = preflight(o.scenario, sets);
-    sim::check_node_counts(s, nodes, nodes_at);
+    warn_slow_flow_points(s, nodes, sim::check_node_counts(s, nodes, nodes_at).gpus_per_node);
     sim::check_time_to_train(s, nodes, ttt_at);
   }
   record_inputs(plan);

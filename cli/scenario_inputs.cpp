@@ -1,6 +1,7 @@
 #include "cli/scenario_inputs.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -115,6 +116,16 @@ std::string file_fingerprint(const std::string& path) {
     h *= 1099511628211ull;
   }
   return fmt::format("{:016x}", h);
+}
+
+void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes,
+                           int gpus_per_node) {
+  if (s.multi || s.llm) return;
+  for (int n : nodes) {
+    const std::string slow = sim::flow_cost_warning(s.fidelity, s.flow_limit_gpus,
+                                                    s.allreduce.algorithm, n, gpus_per_node);
+    if (!slow.empty()) spdlog::warn("{}", slow);
+  }
 }
 
 sim::Scenario preflight(const std::string& scenario_file,

@@ -40,6 +40,12 @@ std::string file_fingerprint(const std::string& path);
 // that is missing or unknown, and GPUs per node beyond the platform's nodes, fail at the
 // scenario's key (file:line:col, or "--set" when an override set it). Throws
 // common::ConfigError. Returns the loaded scenario.
+// Warns (before any point starts) for each of `nodes` that runs at flow fidelity with an
+// all-reduce of more than sim::kFlowWarnCommunications communications (sim::flow_cost_warning):
+// such a point takes minutes to hours. Data-parallel scenarios only.
+void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes,
+                           int gpus_per_node);
+
 sim::Scenario preflight(const std::string& scenario_file,
                         const std::vector<std::string>& overrides);
 

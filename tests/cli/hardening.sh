@@ -162,6 +162,9 @@ flow_cost_warning)
   grep -q "fidelity flow" "$D/err.txt" && fail "a small flow run warned: $(cat "$D/err.txt")"
   expect 0 "" "$exe" -q run "$scen" --set 'nodes=[683]' --set iterations=1
   grep -q "fidelity flow" "$D/err.txt" && fail "a wave run warned: $(cat "$D/err.txt")"
+  # sweep says it when it plans (--slurm plans and writes the scripts, runs nothing).
+  expect 0 "683 nodes \(4098 GPUs\) at fidelity flow" \
+    "$exe" -q sweep "$scen" --nodes 1,683 --set fidelity=flow --slurm --out "$D/sw"
   ;;
 interrupt_validate)
   # SIGINT during validate: the killed simulations are not reported as results (no table, no
