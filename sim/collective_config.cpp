@@ -128,6 +128,11 @@ Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node) {
   return nodes > 1 && gpus_per_node > 1 ? Algorithm::kHierarchical : Algorithm::kRing;
 }
 
+Algorithm job_pattern(Algorithm a, bool per_bucket, int nodes, int gpus_per_node) {
+  if (per_bucket) return nodes > 1 ? Algorithm::kHierarchical : Algorithm::kRing;
+  return resolve_algorithm(a, nodes, gpus_per_node);
+}
+
 Fidelity resolve_fidelity(Fidelity f, int gpus, int flow_limit_gpus) {
   if (f != Fidelity::kAuto) return f;
   return gpus <= flow_limit_gpus ? Fidelity::kFlow : Fidelity::kWave;
@@ -149,11 +154,10 @@ std::string flow_cost_warning(Fidelity fidelity, int flow_limit_gpus, Algorithm 
                               int nodes, int gpus_per_node) {
   const int gpus = nodes * gpus_per_node;
   if (resolve_fidelity(fidelity, gpus, flow_limit_gpus) != Fidelity::kFlow) return "";
-  // As the job resolves it: with NCCL's model (auto or an NCCL algorithm) the several-node
-  // pattern is hierarchical whatever the bucket's algorithm.
-  const Algorithm resolved = algorithm == Algorithm::kAuto || needs_collective_model(algorithm)
-                                 ? (nodes > 1 ? Algorithm::kHierarchical : Algorithm::kRing)
-                                 : resolve_algorithm(algorithm, nodes, gpus_per_node);
+  // As the job resolves it, with NCCL's model present (auto or an NCCL algorithm: per bucket).
+  const Algorithm resolved =
+      job_pattern(algorithm, algorithm == Algorithm::kAuto || needs_collective_model(algorithm),
+                  nodes, gpus_per_node);
   const double count = flow_communications_per_allreduce(resolved, nodes, gpus_per_node);
   if (count <= kFlowWarnCommunications) return "";
   return fmt::format(

@@ -94,6 +94,10 @@ bool collnet_enabled(const AllReduceConfig& c);
 
 // `auto` resolved: hierarchical when there are several nodes with several GPUs, else ring.
 Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node);
+// The pattern a data-parallel job's ranks run: with NCCL's model choosing per bucket
+// (`per_bucket`), hierarchical on several nodes whatever the bucket's algorithm, else ring;
+// without it, resolve_algorithm().
+Algorithm job_pattern(Algorithm a, bool per_bucket, int nodes, int gpus_per_node);
 // `auto` resolved by size: flow up to `flow_limit_gpus` GPUs, wave beyond.
 Fidelity resolve_fidelity(Fidelity f, int gpus, int flow_limit_gpus = 48);
 

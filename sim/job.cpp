@@ -78,8 +78,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
                                 " needs the NCCL collective model");
   per_bucket = model && (spec.allreduce.algorithm == Algorithm::kAuto ||
                          needs_collective_model(spec.allreduce.algorithm));
-  algorithm = per_bucket ? (nodes > 1 ? Algorithm::kHierarchical : Algorithm::kRing)
-                         : resolve_algorithm(spec.allreduce.algorithm, nodes, gpus);
+  algorithm = job_pattern(spec.allreduce.algorithm, per_bucket, nodes, gpus);
   fidelity = resolve_fidelity(spec.fidelity, ranks);
   const bool varied = variability_of(spec).varied();
   heterogeneous = !spec.node_program.empty();
