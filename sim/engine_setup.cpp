@@ -3,10 +3,21 @@
 #include <malloc.h>
 #include <simgrid/s4u.hpp>
 
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace scalecast::sim {
+
+bool stack_guard_requested() {
+  const char* v = std::getenv("SCALECAST_STACK_GUARD");
+  if (v == nullptr || std::strcmp(v, "0") == 0) return false;
+  if (std::strcmp(v, "1") == 0) return true;
+  throw std::invalid_argument(std::string("SCALECAST_STACK_GUARD is '") + v +
+                              "': expected 1 (guard pages below actor stacks) or 0");
+}
 
 std::unique_ptr<simgrid::s4u::Engine> create_engine(const EngineOptions& options) {
   // SimGrid allocates and frees a kernel object per communication: keep freed memory instead of
@@ -24,8 +35,9 @@ std::unique_ptr<simgrid::s4u::Engine> create_engine(const EngineOptions& options
   int argc = static_cast<int>(argv.size());
   auto engine = std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
   simgrid::s4u::Engine::set_config("contexts/stack-size:" + std::to_string(options.stack_kib));
-  // Guard pages cost one memory map per actor; 27,648 actors with guards exceed vm.max_map_count.
-  simgrid::s4u::Engine::set_config("contexts/guard-size:0");
+  // Guard pages cost two memory maps per actor; 27,648 actors with guards exceed vm.max_map_count.
+  const bool guard = options.guard_pages || stack_guard_requested();
+  simgrid::s4u::Engine::set_config(std::string("contexts/guard-size:") + (guard ? "1" : "0"));
   if (options.network == NetworkMode::kIdeal) {
     simgrid::s4u::Engine::set_config("network/model:CM02");
     simgrid::s4u::Engine::set_config("network/crosstraffic:0");

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/bucket_plan.hpp"
+#include "sim/engine_setup.hpp"
 #include "sim/job_state.hpp"
 #include "sim/simulated_platform.hpp"
 #include "sim/variability.hpp"
@@ -352,9 +353,12 @@ Job::Job(const SimulatedPlatform& platform, JobSpec spec)
                        [s, r] { s->rank_main(r); });
   if (s->ps_mode()) s->spawn_ps_actors();
   if (s->cpu_mpi()) s->spawn_cpu_actors();
+  // Rail actors are the many ones at scale (33,334 at 100,002 GPUs): a smaller stack
+  // (kRailStackKib, engine_setup.hpp, which says how it was sized and how the tests guard it).
   for (int a = 0; a < static_cast<int>(s->rail_host.size()); ++a)
-    sg4::Actor::create(s->spec.name + "/rail" + std::to_string(a), s->rail_host[a],
-                       [s, a] { s->rail_main(a); });
+    sg4::Actor::init(s->spec.name + "/rail" + std::to_string(a), s->rail_host[a])
+        ->set_stacksize(kRailStackKib)
+        ->start([s, a] { s->rail_main(a); });
   if (s->spec.input.staged()) {
     // Input stages per rank with a pipeline, on the rank's CPU host.
     const InputPipelineSpec& in = s->spec.input;
