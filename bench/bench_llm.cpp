@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/config_error.hpp"
+#include "common/simulation_environment.hpp"
 #include "sim/llm_runner.hpp"
 #include "sim/scenario.hpp"
 
@@ -36,6 +37,9 @@ class RooflineCost : public calibration::CostModel {
 int run(int argc, char** argv);
 
 int main(int argc, char** argv) {
+  // Measure what a point process of the CLI does: same heap setting
+  // (common/simulation_environment.hpp).
+  common::exec_self_with_simulation_environment(argv);
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/simulation_environment.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
 
@@ -37,6 +38,9 @@ class RooflineCost : public calibration::CostModel {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Measure what a point process of the CLI does: same heap setting
+  // (common/simulation_environment.hpp).
+  common::exec_self_with_simulation_environment(argv);
   const int nodes = argc > 1 ? std::atoi(argv[1]) : 64;
   const std::string fidelity = argc > 2 ? argv[2] : "wave";
   const std::string source = argc > 3 ? argv[3] : "memory";

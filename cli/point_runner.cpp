@@ -20,9 +20,8 @@
 #include "cli/run_guard.hpp"
 #include "common/interrupt.hpp"
 #include "common/progress.hpp"
+#include "common/simulation_environment.hpp"
 #include "sim/outputs.hpp"
-
-extern char** environ;
 
 namespace scalecast::cli {
 namespace {
@@ -120,7 +119,7 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
       posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, (base + ".err").c_str(),
                                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
       pid_t pid = 0;
-      const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+      const int rc = common::spawn_simulation(&pid, exe, &fa, argv.data());
       posix_spawn_file_actions_destroy(&fa);
       if (rc != 0) {
         kill_all();

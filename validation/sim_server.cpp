@@ -9,9 +9,8 @@
 #include <cerrno>
 #include <cstdlib>
 
-extern char** environ;
-
 #include "common/interrupt.hpp"
+#include "common/simulation_environment.hpp"
 
 namespace scalecast::validation {
 
@@ -34,7 +33,7 @@ SimServer::SimServer(const std::string& exe, const std::vector<std::string>& pre
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  const int rc = common::spawn_simulation(&pid_, exe, &actions, argv.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   if (rc != 0) {

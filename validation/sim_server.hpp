@@ -33,6 +33,8 @@ class SimServer {
   // and stderr go to `output_path`; returns its exit status (128 + signal when killed).
   int run(const std::vector<std::string>& argv, const std::string& output_path);
 
+  pid_t pid() const { return pid_; }
+
  private:
   pid_t pid_ = -1;
   int fd_ = -1;  // our end of the socket pair

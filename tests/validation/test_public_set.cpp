@@ -8,16 +8,21 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "validation/protocol.hpp"
 #include "validation/report.hpp"
 #include "validation/run_predictor.hpp"
+#include "validation/sim_server.hpp"
 #include "validation/statistics.hpp"
 
 using namespace scalecast::validation;
@@ -282,5 +287,26 @@ TEST_SUITE("validation") {
       CHECK(x.breakdown.exposed_comm_s == y.breakdown.exposed_comm_s);
       CHECK(x.breakdown.idle_s == y.breakdown.idle_s);
     }
+  }
+
+  TEST_CASE("the simulation server runs with glibc's huge-page heap setting") {
+    // As the CLI's point processes (common/simulation_environment.hpp); its forked simulations
+    // inherit the setting. The caller's own glibc.malloc.hugetlb, if any, would be kept.
+    const char* own = std::getenv("GLIBC_TUNABLES");
+    REQUIRE_MESSAGE((own == nullptr || std::string(own).find("hugetlb") == std::string::npos),
+                    "run this test without a glibc.malloc.hugetlb setting of its own");
+    const std::filesystem::path dir = work_dir("server_env");
+    std::filesystem::create_directories(dir);
+    SimServer server(exe(), {}, (dir / "server.log").string());
+    // The kernel shows a just-started process's environment as empty for a moment: read it again
+    // until it is there (a few milliseconds; at most 10 s).
+    std::string environ_text;
+    for (int tries = 0; environ_text.empty() && tries < 1000; ++tries) {
+      if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::ifstream in("/proc/" + std::to_string(server.pid()) + "/environ");
+      environ_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    CHECK(environ_text.find("GLIBC_TUNABLES=") != std::string::npos);
+    CHECK(environ_text.find("glibc.malloc.hugetlb=1") != std::string::npos);
   }
 }
