@@ -16,15 +16,13 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/simulation_environment.hpp"
+#include "bench/bench_environment.hpp"
 #include "sim/single_allreduce.hpp"
 
 using namespace scalecast;
 
 int main(int argc, char** argv) {
-  // Measure what a point process of the CLI does: same heap setting
-  // (common/simulation_environment.hpp).
-  common::exec_self_with_simulation_environment(argv);
+  scalecast::bench::note_heap_setting(argv[0]);
   const int gpus = argc > 1 ? std::atoi(argv[1]) : 512;
   const std::string fidelity = argc > 2 ? argv[2] : "flow";
   const std::string algorithm = argc > 3 ? argv[3] : "hierarchical";

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_environment.hpp"
 #include "common/config_error.hpp"
-#include "common/simulation_environment.hpp"
 #include "sim/llm_runner.hpp"
 #include "sim/scenario.hpp"
 
@@ -37,9 +37,7 @@ class RooflineCost : public calibration::CostModel {
 int run(int argc, char** argv);
 
 int main(int argc, char** argv) {
-  // Measure what a point process of the CLI does: same heap setting
-  // (common/simulation_environment.hpp).
-  common::exec_self_with_simulation_environment(argv);
+  scalecast::bench::note_heap_setting(argv[0]);
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -11,13 +11,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/simulation_environment.hpp"
+#include "bench/bench_environment.hpp"
 #include "sim/platform_census.hpp"
 
 int main(int argc, char** argv) {
-  // Measure what a point process of the CLI does: same heap setting
-  // (common/simulation_environment.hpp).
-  scalecast::common::exec_self_with_simulation_environment(argv);
+  scalecast::bench::note_heap_setting(argv[0]);
   scalecast::sim::BuildOptions options;
   options.nodes = argc > 2 ? std::atoi(argv[2]) : 0;
   options.network = scalecast::sim::NetworkMode::kCalibrated;

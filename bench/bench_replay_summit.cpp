@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/simulation_environment.hpp"
+#include "bench/bench_environment.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
 
@@ -38,9 +38,7 @@ class RooflineCost : public calibration::CostModel {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Measure what a point process of the CLI does: same heap setting
-  // (common/simulation_environment.hpp).
-  common::exec_self_with_simulation_environment(argv);
+  scalecast::bench::note_heap_setting(argv[0]);
   const int nodes = argc > 1 ? std::atoi(argv[1]) : 64;
   const std::string fidelity = argc > 2 ? argv[2] : "wave";
   const std::string source = argc > 3 ? argv[3] : "memory";

@@ -1,7 +1,5 @@
 #include "common/simulation_environment.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <string_view>
 
@@ -59,11 +57,9 @@ int spawn_simulation(pid_t* pid, const std::string& exe, const posix_spawn_file_
   return ::posix_spawn(pid, exe.c_str(), actions, nullptr, argv, pointers(env).data());
 }
 
-void exec_self_with_simulation_environment(char* const argv[]) {
+bool has_simulation_environment() {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables != nullptr && sets_huge_pages(tunables)) return;
-  std::vector<std::string> env = simulation_environment(environ);
-  ::execve("/proc/self/exe", argv, pointers(env).data());
+  return tunables != nullptr && sets_huge_pages(tunables);
 }
 
 }  // namespace scalecast::common

@@ -30,10 +30,10 @@ std::vector<std::string> simulation_environment(const char* const* env);
 int spawn_simulation(pid_t* pid, const std::string& exe, const posix_spawn_file_actions_t* actions,
                      char* const argv[]);
 
-// For programs that simulate in their own process (the benchmarks), so that they measure what a
-// point process does: when this process's environment lacks the setting, executes /proc/self/exe
-// again with `argv` and the amended environment; returns only when it has the setting already (or
-// the exec failed, and then the program runs as it is).
-void exec_self_with_simulation_environment(char* const argv[]);
+// True when this process runs with the setting (GLIBC_TUNABLES names glibc.malloc.hugetlb, with
+// any value). The benchmarks, which simulate in their own process, say so when it is missing, as
+// they then measure something else than a point process does; bench/run_benchmarks.sh sets it.
+// (They do not re-execute themselves with it: under valgrind, /proc/self/exe is valgrind.)
+bool has_simulation_environment();
 
 }  // namespace scalecast::common
