@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 namespace scalecast::sim {
 
 std::string_view to_string(Algorithm a) {
@@ -131,6 +133,16 @@ Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node) {
 Algorithm job_pattern(Algorithm a, bool per_bucket, int nodes, int gpus_per_node) {
   if (per_bucket) return nodes > 1 ? Algorithm::kHierarchical : Algorithm::kRing;
   return resolve_algorithm(a, nodes, gpus_per_node);
+}
+
+double flat_ring_inter_node_volume(int nodes, int ranks) {
+  if (nodes < 2 || ranks < nodes)
+    throw std::invalid_argument(fmt::format(
+        "flat_ring_inter_node_volume: needs 2 or more nodes and at least one GPU per node, got {} "
+        "nodes and {} GPUs",
+        nodes, ranks));
+  const double n = nodes, p = ranks;
+  return ((p - 1.0) / p) / ((n - 1.0) / n);
 }
 
 Fidelity resolve_fidelity(Fidelity f, int gpus, int flow_limit_gpus) {

@@ -98,6 +98,12 @@ Algorithm resolve_algorithm(Algorithm a, int nodes, int gpus_per_node);
 // (`per_bucket`), hierarchical on several nodes whatever the bucket's algorithm, else ring;
 // without it, resolve_algorithm().
 Algorithm job_pattern(Algorithm a, bool per_bucket, int nodes, int gpus_per_node);
+// How much more an NCCL ring all-reduce moves through each node's NICs than the job pattern's
+// inter-node stage (a ring of `nodes` nodes per local rank): NCCL's ring runs over all `ranks`
+// GPUs, and each of its hops carries 2(ranks-1)/ranks of the buffer, against 2(nodes-1)/nodes.
+// So ((ranks-1)/ranks) / ((nodes-1)/nodes): 1.25 for 4 nodes of 4 GPUs, 1 for one GPU per node.
+// Needs nodes > 1 and ranks >= nodes (std::invalid_argument otherwise).
+double flat_ring_inter_node_volume(int nodes, int ranks);
 // `auto` resolved by size: flow up to `flow_limit_gpus` GPUs, wave beyond.
 Fidelity resolve_fidelity(Fidelity f, int gpus, int flow_limit_gpus = 48);
 

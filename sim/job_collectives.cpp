@@ -248,6 +248,13 @@ BucketPlan Job::State::plan_bucket(double bytes) const {
       p.inter = InterStage::kSharp;
   }
   p.wire_factor = p.inter_wire_factor = 1.0 / c.efficiency;
+  // NCCL's ring is one ring over all the job's GPUs, not Horovod's ring of nodes per local rank:
+  // each of its hops, the NICs included, carries 2(P-1)/P of the buffer (P GPUs; nccl-tests
+  // doc/PERFORMANCE.md, "bus bandwidth" of all-reduce), where the simulated pattern's inter-node
+  // rings carry 2(N-1)/N (N nodes). The inter-node flows carry the difference: x1.25 at 4 nodes
+  // of 4 GPUs, x1.83 at 2 nodes of 6, -> 1 as the nodes grow.
+  if (per_bucket && c.algo == NcclAlgo::kRing && p.inter == InterStage::kRing && nodes > 1)
+    p.inter_wire_factor *= flat_ring_inter_node_volume(nodes, ranks);
   p.extra_latency_s = std::max(0.0, c.latency_s - pattern_alpha_s(p.inter));
   return p;
 }

@@ -39,9 +39,13 @@ namespace {
 // systems (DGX-1 32 GB, DGX-2, DGX-2H) are priced by the V100 SXM2 kernel data (same silicon and
 // clocks, platforms/gpus.yaml calibration_key) instead of the datasheet alone: MAPE 6.86 ->
 // 7.005% (D2-5 +12.5 -> +14.7%, D2-8 +16.0 -> +18.2%; a correction, raised here on purpose, not
-// to pass). Guards at that state; the goal is 5%, no point beyond 15%: lower these as the model
-// improves, never raise them to pass (validation/README.md).
-constexpr double kTargetMapePct = 7.01;
+// to pass). 6 Dec: a multi-node NCCL ring bucket moves NCCL's flat-ring volume through the NICs,
+// 2(P-1)/P of the bucket instead of the node ring's 2(N-1)/N (sim/job_collectives.cpp
+// plan_bucket): MAPE 7.005 -> 6.687% (PA-6.hvd-nccl-rdma.vgg16 +9.5 -> +1.9%, CL-1.g16 +14.9 ->
+// +11.7%, D1-13.n4 +3.2 -> -0.5%, D1-12.n4 -2.7 -> -6.3%), max unchanged. Guards at that state;
+// the goal is 5%, no point beyond 15%: lower these as the model improves, never raise them to
+// pass (validation/README.md).
+constexpr double kTargetMapePct = 6.69;
 constexpr double kMaxAbsPct = 20.5;
 // The host-exchange group: the 15 PA-6 points of the Horovod 2017 table (uber-pascal-roce25)
 // that run TensorFlow parameter servers over gRPC/TCP, Horovod's MPI all-reduce on the CPU, or
@@ -62,7 +66,9 @@ constexpr double kMaxAbsPct = 20.5;
 // -34.5 %, ps(-cpu).inception_v3 -14.9/-27.9 -> -12.0/-25.6 %, VGG-16 unchanged (fc6 alone on one
 // task either way); MAPE 33.87 -> 32.80 %, and exactly the points below beyond +-25 %. A point that
 // improves into +-25 % or regresses out of it fails the test: update the set (and lower the guards)
-// in the change that explains why; never raise them to pass.
+// in the change that explains why; never raise them to pass. 6 Dec: NCCL's flat-ring volume per
+// NIC (above) moves the NCCL-over-TCP points (nccl-tcp.vgg16 +49.6 -> +39.2 %): MAPE 32.80 ->
+// 31.97 %, the same points beyond +-25 %.
 const std::set<std::string> kHostExchangePoints = {
     "PA-6.ps.inception_v3",           "PA-6.ps.resnet101",           "PA-6.ps.vgg16",
     "PA-6.ps-cpu.inception_v3",       "PA-6.ps-cpu.resnet101",       "PA-6.ps-cpu.vgg16",
@@ -70,7 +76,7 @@ const std::set<std::string> kHostExchangePoints = {
     "PA-6.hvd-mpi-rdma.inception_v3", "PA-6.hvd-mpi-rdma.resnet101", "PA-6.hvd-mpi-rdma.vgg16",
     "PA-6.hvd-nccl-tcp.inception_v3", "PA-6.hvd-nccl-tcp.resnet101", "PA-6.hvd-nccl-tcp.vgg16",
 };
-constexpr double kHostExchangeMapePct = 32.9;
+constexpr double kHostExchangeMapePct = 32.0;
 constexpr double kHostExchangeMaxAbsPct = 99.5;
 const std::set<std::string> kHostExchangeBeyond25 = {
     "PA-6.ps.vgg16",           "PA-6.ps-cpu.inception_v3",   "PA-6.ps-cpu.resnet101",

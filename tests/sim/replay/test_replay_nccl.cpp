@@ -10,6 +10,7 @@
 #include <string>
 
 #include "calibration/collective_model.hpp"
+#include "sim/collective_config.hpp"
 #include "sim/engine_setup.hpp"
 #include "sim/job.hpp"
 #include "sim/scenario.hpp"
@@ -77,6 +78,28 @@ JobResult superpod_point(const std::string& collnet) {
   return run_point(s, PointRequest(2), FlatCostModel());
 }
 
+// One 64 MiB bucket, ring/Simple by NCCL's choice, on 4 nodes of 4 GPUs at fidelity `fid`.
+void check_flat_ring_volume(Fidelity fid) {
+  auto engine = create_engine({NetworkMode::kIdeal});
+  TestPlatformSpec ps;
+  ps.nodes = 4;
+  ps.gpus = 4;
+  TestPlatform platform(ps);
+  const double bytes = 64.0 * 1024 * 1024;
+  JobSpec s = job("ring", range(0, 4), 4, bytes, Algorithm::kAuto, fid);
+  s.collectives = model(4, 4);
+  s.allreduce.protocol = cal::NcclProto::kSimple;
+  Job j(platform, s);
+  engine->run();
+  const JobResult r = j.result();
+  REQUIRE(r.collective_choices.at("ring/simple") == 1.0);
+  CHECK(flat_ring_inter_node_volume(4, 16) == doctest::Approx(1.25));
+  CHECK(r.bytes_per_iteration.at("inter_node") ==
+        doctest::Approx(4 * 2.0 * 15 / 16 * bytes).epsilon(1e-9).scale(0.0));
+  // The NIC-bound part alone: 2(P-1)/P of the bucket through one NIC.
+  CHECK(r.comm_total_s > 2.0 * 15 / 16 * bytes / ps.nic_bw);
+}
+
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -142,6 +165,24 @@ TEST_SUITE("unit") {
     CHECK(w.comm_total_s == doctest::Approx(f.comm_total_s).epsilon(0.02).scale(0.0));
     CHECK(f.collective_choices == w.collective_choices);
     CHECK_FALSE(f.collective_choices.empty());
+  }
+
+  // NCCL's ring runs over all P GPUs, so each node's NIC carries 2(P-1)/P of the bucket
+  // (nccl-tests doc/PERFORMANCE.md); the job's pattern (a ring of nodes per local rank) moves
+  // 2(N-1)/N unless its flows carry the difference. 4 nodes of 4 GPUs: 1.875 S, not 1.5 S.
+  TEST_CASE("nccl model: a ring bucket across nodes moves NCCL's flat-ring volume per NIC (flow)") {
+    check_flat_ring_volume(Fidelity::kFlow);
+  }
+  TEST_CASE("nccl model: a ring bucket across nodes moves NCCL's flat-ring volume per NIC (wave)") {
+    check_flat_ring_volume(Fidelity::kWave);
+  }
+
+  TEST_CASE("nccl model: the flat ring's NIC volume against a ring of nodes") {
+    CHECK(flat_ring_inter_node_volume(2, 2) == doctest::Approx(1.0));  // one GPU per node
+    CHECK(flat_ring_inter_node_volume(2, 12) == doctest::Approx((11.0 / 12) / 0.5));
+    CHECK(flat_ring_inter_node_volume(4608, 27648) == doctest::Approx(1.0).epsilon(1e-3));
+    CHECK_THROWS_AS(flat_ring_inter_node_volume(1, 8), std::invalid_argument);
+    CHECK_THROWS_AS(flat_ring_inter_node_volume(4, 3), std::invalid_argument);
   }
 
   TEST_CASE("nccl model: measured all-reduces change the predicted time and report their tier") {
