@@ -23,7 +23,7 @@ bool sets_huge_pages(std::string_view tunables) {
   }
 }
 
-// Null-terminated pointers into `strings`, for posix_spawn/execve.
+// Null-terminated pointers into `strings`, for posix_spawn.
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
   out.reserve(strings.size() + 1);
