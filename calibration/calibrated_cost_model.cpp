@@ -12,6 +12,15 @@
 
 namespace scalecast::calibration {
 namespace {
+// The dimensions along which an op splits into independent launches (README "Splitting bound").
+std::vector<const char*> split_dims(std::string_view op) {
+  if (op == "conv") return {"n"};
+  if (op == "gemm") return {"m", "n"};
+  return {};
+}
+}  // namespace
+
+namespace {
 
 bool fittable(const std::string& op) {
   return op != "memcpy" && op != "collective" && op != "file_read";
@@ -146,7 +155,9 @@ std::optional<double> CalibratedCostModel::exact(const MeasurementKey& key) cons
   return it->second;
 }
 
-std::optional<double> CalibratedCostModel::interpolate(const MeasurementKey& key) const {
+std::optional<double> CalibratedCostModel::interpolate(const MeasurementKey& key,
+                                                       bool* beyond_range) const {
+  if (beyond_range) *beyond_range = false;
   for (const auto& d : free_dims(key.op)) {
     if (!key.dims.count(d)) continue;
     MeasurementKey fam = key;
@@ -164,10 +175,14 @@ std::optional<double> CalibratedCostModel::interpolate(const MeasurementKey& key
     }
     // At most one step beyond the measured range (docs/architecture.md, "Compute costs"), along the
     // end segment.
-    if (x > pts.back().first && x <= pts.back().first * (pts[n - 1].first / pts[n - 2].first))
+    if (x > pts.back().first && x <= pts.back().first * (pts[n - 1].first / pts[n - 2].first)) {
+      if (beyond_range) *beyond_range = true;
       return interp_loglog(x, pts[n - 2], pts[n - 1]);
-    if (x < pts.front().first && x >= pts.front().first / (pts[1].first / pts[0].first))
+    }
+    if (x < pts.front().first && x >= pts.front().first / (pts[1].first / pts[0].first)) {
+      if (beyond_range) *beyond_range = true;
       return interp_loglog(x, pts[0], pts[1]);
+    }
   }
   return std::nullopt;
 }
@@ -242,6 +257,21 @@ double CalibratedCostModel::datasheet(const MeasurementKey& key, const platforms
   return std::max(t, bytes / (gpu.memory_bandwidth * default_memory_efficiency()));
 }
 
+OpCost CalibratedCostModel::work_time(const MeasurementKey& key, const platforms::GpuSpec& gpu,
+                                      double bytes, bool* beyond_range) const {
+  const auto allowed = [&](CostTier t) { return t >= options_.best_tier; };
+  std::optional<double> t;
+  if (beyond_range) *beyond_range = false;
+  if (allowed(CostTier::kExact) && (t = exact(key))) return {*t, CostTier::kExact};
+  if (allowed(CostTier::kInterpolated) && (t = interpolate(key, beyond_range)))
+    return {*t, CostTier::kInterpolated};
+  if (allowed(CostTier::kFitted) && (t = fitted(key, gpu, bytes))) return {*t, CostTier::kFitted};
+  if (!beyond_range)  // a whole op; a piece (beyond_range given) is only ever priced by
+                      // measurements
+    return {datasheet(key, gpu, bytes), CostTier::kDatasheet};
+  return {std::numeric_limits<double>::infinity(), CostTier::kDatasheet};
+}
+
 OpCost CalibratedCostModel::key_time(const MeasurementKey& key_in, const platforms::GpuSpec& gpu,
                                      double bytes_moved) const {
   if (gpu.name.empty())
@@ -259,18 +289,34 @@ OpCost CalibratedCostModel::key_time(const MeasurementKey& key_in, const platfor
           devs.empty() ? std::string("none") : fmt::format("{}", fmt::join(devs, ", "))));
   }
   const double bytes = bytes_moved > 0 ? bytes_moved : key_min_bytes(key);
-  OpCost cost;
-  const auto allowed = [&](CostTier t) { return t >= options_.best_tier; };
-  std::optional<double> t, ti, tf;
-  if (allowed(CostTier::kExact) && (t = exact(key))) {
-    cost = {*t, CostTier::kExact};
-  } else if (allowed(CostTier::kInterpolated) && (ti = interpolate(key))) {
-    cost = {*ti, CostTier::kInterpolated};
-  } else if (allowed(CostTier::kFitted) && (tf = fitted(key, gpu, bytes))) {
-    cost = {*tf, CostTier::kFitted};
-  } else {
-    cost = {datasheet(key, gpu, bytes), CostTier::kDatasheet};
+  OpCost cost = work_time(key, gpu, bytes);
+  // An op over independent rows (a convolution's images, a GEMM's output rows or columns) can
+  // run as k launches over ceil(d / k) of them each, so a larger op never takes longer than its
+  // pieces: t(d) <= k t(ceil(d / k)). Measured rows carry this by construction, but a fit
+  // extrapolated beyond its data need not (README "Splitting bound"). The datasheet tier,
+  // overhead plus work over a fixed rate, satisfies it already, so only measured tiers are
+  // bounded, and only by pieces priced at least as directly as the whole (an exact time only by
+  // exact pieces, so a fit's error cannot undercut a measurement) and without the log-log step
+  // beyond a family's rows (a super-linear end segment run below the data would make small
+  // pieces cheaper than anything measured).
+  if (cost.tier != CostTier::kDatasheet) {
+    const CostTier whole_tier = cost.tier;
+    const double min_bytes = key_min_bytes(key);
+    for (const char* dim : split_dims(key.op)) {
+      const std::int64_t d = key.dim(dim);
+      for (std::int64_t k = 2; d > 1; k *= 2) {
+        MeasurementKey piece = key;
+        const std::int64_t part = (d + k - 1) / k;
+        piece.dims[dim] = part;
+        bool beyond = false;
+        const OpCost p = work_time(piece, gpu, bytes * key_min_bytes(piece) / min_bytes, &beyond);
+        if (p.tier <= whole_tier && !beyond && static_cast<double>(k) * p.time_s < cost.time_s)
+          cost = {static_cast<double>(k) * p.time_s, p.tier};
+        if (part == 1) break;
+      }
+    }
   }
+
   // A kernel costs its launch, ramp-up and drain besides its work, and no framework efficiency
   // scales that (README "Kernel overhead", "Fixed per-iteration costs"). The datasheet roofline
   // prices work only, so the overhead is added; a measured time contains it, so only the part

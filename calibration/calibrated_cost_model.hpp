@@ -65,10 +65,16 @@ class CalibratedCostModel : public CostModel {
 
  private:
   std::optional<double> exact(const MeasurementKey& key) const;
-  std::optional<double> interpolate(const MeasurementKey& key) const;
+  // beyond_range (optional): set when the answer is the log-log step beyond a family's rows.
+  std::optional<double> interpolate(const MeasurementKey& key, bool* beyond_range = nullptr) const;
   std::optional<double> fitted(const MeasurementKey& key, const platforms::GpuSpec& gpu,
                                double bytes) const;
   double datasheet(const MeasurementKey& key, const platforms::GpuSpec& gpu, double bytes) const;
+  // The first tier that prices the key (exact, interpolated, fitted, datasheet), before the
+  // kernel overhead and the framework efficiency. With beyond_range (a piece of a split op),
+  // the datasheet tier is not consulted: no measured tier gives {infinity, kDatasheet}.
+  OpCost work_time(const MeasurementKey& key, const platforms::GpuSpec& gpu, double bytes,
+                   bool* beyond_range = nullptr) const;
 
   CostModelOptions options_;
   std::map<MeasurementKey, double> median_s_;  // selection-free keys, preferred row

@@ -42,10 +42,13 @@ namespace {
 // to pass). 6 Dec: a multi-node NCCL ring bucket moves NCCL's flat-ring volume through the NICs,
 // 2(P-1)/P of the bucket instead of the node ring's 2(N-1)/N (sim/job_collectives.cpp
 // plan_bucket): MAPE 7.005 -> 6.687% (PA-6.hvd-nccl-rdma.vgg16 +9.5 -> +1.9%, CL-1.g16 +14.9 ->
-// +11.7%, D1-13.n4 +3.2 -> -0.5%, D1-12.n4 -2.7 -> -6.3%), max unchanged. Guards at that state;
+// +11.7%, D1-13.n4 +3.2 -> -0.5%, D1-12.n4 -2.7 -> -6.3%), max unchanged. 6 Dec (later): a
+// measured-tier conv or GEMM takes at most k times its 1/k piece (calibration/README.md
+// "Splitting bound"), which the V100 fit extrapolated from DeepBench's N = 8 and 16 rows broke:
+// MAPE 6.687 -> 6.452% (D2-5 +14.7 -> +10.0%, D2-8 +18.2 -> +13.4%). Guards at that state;
 // the goal is 5%, no point beyond 15%: lower these as the model improves, never raise them to
 // pass (validation/README.md).
-constexpr double kTargetMapePct = 6.69;
+constexpr double kTargetMapePct = 6.46;
 constexpr double kMaxAbsPct = 20.5;
 // The host-exchange group: the 15 PA-6 points of the Horovod 2017 table (uber-pascal-roce25)
 // that run TensorFlow parameter servers over gRPC/TCP, Horovod's MPI all-reduce on the CPU, or
@@ -68,7 +71,8 @@ constexpr double kMaxAbsPct = 20.5;
 // improves into +-25 % or regresses out of it fails the test: update the set (and lower the guards)
 // in the change that explains why; never raise them to pass. 6 Dec: NCCL's flat-ring volume per
 // NIC (above) moves the NCCL-over-TCP points (nccl-tcp.vgg16 +49.6 -> +39.2 %): MAPE 32.80 ->
-// 31.97 %, the same points beyond +-25 %.
+// 31.97 %, the same points beyond +-25 %. The splitting bound (above) moves the P100 points by
+// at most 0.65 points: MAPE 31.965 -> 31.997 %, the same points beyond +-25 %.
 const std::set<std::string> kHostExchangePoints = {
     "PA-6.ps.inception_v3",           "PA-6.ps.resnet101",           "PA-6.ps.vgg16",
     "PA-6.ps-cpu.inception_v3",       "PA-6.ps-cpu.resnet101",       "PA-6.ps-cpu.vgg16",
