@@ -468,36 +468,14 @@ TEST_SUITE("unit") {
       db.put(r);
     };
     const auto gemm_key = [](std::int64_t m, std::int64_t n) {
-      return MeasurementKey{"v100-sxm2",
-                            "gemm",
-                            "any",
-                            DType::kFp32,
-                            false,
-                            "find",
-                            {{"m", m}, {"n", n}, {"k", 1024}, {"trans_a", 0}, {"trans_b", 0}}};
+      return key_for(gemm_op(m, n, 1024), "v100-sxm2");
     };
     put(gemm_key(512, 1024), 1.3e-3);
     put(gemm_key(1024, 1024), 3e-3);  // > 2 x 1.3 ms and 2 x 1.2 ms
     put(gemm_key(1024, 512), 1.2e-3);
     put(gemm_key(2048, 2048), 5e-3);  // < every split: kept
     const auto conv_key = [](std::int64_t n) {
-      return MeasurementKey{"v100-sxm2",
-                            "conv",
-                            "fwd",
-                            DType::kFp32,
-                            false,
-                            "find",
-                            {{"n", n},
-                             {"c", 64},
-                             {"h", 56},
-                             {"w", 56},
-                             {"k", 64},
-                             {"r", 3},
-                             {"s", 3},
-                             {"pad_h", 1},
-                             {"pad_w", 1},
-                             {"stride_h", 1},
-                             {"stride_w", 1}}};
+      return key_for(conv_op(n, 64, 56, 64, 3, 1), "v100-sxm2");
     };
     put(conv_key(8), 0.2e-3);
     put(conv_key(16), 0.5e-3);  // > 2 x 0.2 ms
