@@ -12,15 +12,13 @@
 
 namespace scalecast::calibration {
 namespace {
+
 // The dimensions along which an op splits into independent launches (README "Splitting bound").
 std::vector<const char*> split_dims(std::string_view op) {
   if (op == "conv") return {"n"};
   if (op == "gemm") return {"m", "n"};
   return {};
 }
-}  // namespace
-
-namespace {
 
 bool fittable(const std::string& op) {
   return op != "memcpy" && op != "collective" && op != "file_read";
@@ -266,10 +264,9 @@ OpCost CalibratedCostModel::work_time(const MeasurementKey& key, const platforms
   if (allowed(CostTier::kInterpolated) && (t = interpolate(key, beyond_range)))
     return {*t, CostTier::kInterpolated};
   if (allowed(CostTier::kFitted) && (t = fitted(key, gpu, bytes))) return {*t, CostTier::kFitted};
-  if (!beyond_range)  // a whole op; a piece (beyond_range given) is only ever priced by
-                      // measurements
-    return {datasheet(key, gpu, bytes), CostTier::kDatasheet};
-  return {std::numeric_limits<double>::infinity(), CostTier::kDatasheet};
+  // A piece of a split op (beyond_range given) is priced by measurements only.
+  if (beyond_range) return {std::numeric_limits<double>::infinity(), CostTier::kDatasheet};
+  return {datasheet(key, gpu, bytes), CostTier::kDatasheet};
 }
 
 OpCost CalibratedCostModel::key_time(const MeasurementKey& key_in, const platforms::GpuSpec& gpu,
