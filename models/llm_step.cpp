@@ -42,8 +42,10 @@ class ChunkBuilder {
     act_ = c.precision == LlmPrecision::kFp16 ? DType::kFp16 : DType::kBf16;
     gemm_ = c.precision == LlmPrecision::kFp8 ? DType::kFp8 : act_;
     eb_ = common::dtype_bytes(act_);
-    // Causal attention: FlashAttention skips the masked half; unfused kernels compute all of S^2.
-    keys_ = c.flash_attention ? s_full_ / 2 : s_full_;
+    // Causal attention: FlashAttention skips the masked half, so a query sees (S + 1) / 2 keys on
+    // average (S / 2 gave a one-token sequence no keys and a gemm with m = 0); unfused kernels
+    // compute all of S^2.
+    keys_ = c.flash_attention ? (s_full_ + 1) / 2 : s_full_;
   }
 
   ChunkStep build() {

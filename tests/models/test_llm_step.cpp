@@ -85,6 +85,25 @@ TEST_SUITE("unit") {
     }
   }
 
+  TEST_CASE("causal FlashAttention: a query sees (S + 1) / 2 keys, one for a one-token sequence") {
+    // S / 2 gave seq_len 1 no keys, and the engine refused the op (a gemm with m = 0).
+    const TransformerSpec m = zoo("llama3_8b");
+    for (std::int64_t s : {1, 2, 3, 4096}) {
+      ParallelConfig c = config(8, 1, 1, 1, Recompute::kSelective, false, true);
+      c.seq_len = s;
+      for (const ChunkStep& st : build_llm_step(m, c))
+        for (const LlmSegment& seg : st.forward)
+          for (const Op& op : seg.ops)
+            if (op.op_class == OpClass::kAttention && op.pass == Pass::kForward) {
+              INFO(op.name << " at seq_len " << s);
+              CHECK(op.gemm.m >= 1);
+              CHECK(op.gemm.n >= 1);
+              CHECK(op.gemm.k >= 1);
+              CHECK(std::min(op.gemm.m, op.gemm.n) == (s + 1) / 2);  // keys, beside S queries
+            }
+    }
+  }
+
   TEST_CASE("step FLOPs by recompute policy, FlashAttention, GQA, CP") {
     const TransformerSpec m = zoo("llama3_70b");
     const double b = 2, s = 8192;

@@ -57,6 +57,13 @@ TEST_SUITE("unit") {
     CHECK(error_of("parallel:\n  tp: 3\n  global_batch: 8\n", "llama3_8b", 3)
               .find("s.yaml:2:7: error: parallel.tp: 3 does not divide the 32 attention heads of "
                     "llama3_8b") == 0);
+    // Each micro-batch is simulated op by op: a billion sequences ran out of memory (CLI
+    // fuzzing, 6 Dec); 4,096 micro-batches per pipeline is the limit.
+    CHECK(error_of("parallel: {tp: 8, global_batch: 1000000000}\n", "llama3_8b", 8)
+              .find("parallel.global_batch: 1,000,000,000 sequences make 1,000,000,000 "
+                    "micro-batches per pipeline (global_batch / (dp x micro_batch)); expected at "
+                    "most 4,096") != std::string::npos);
+    CHECK(error_of("parallel: {tp: 8, global_batch: 4096}\n", "llama3_8b", 8) == "(no error)");
     // Llama 3 70B: 64 heads but 8 KV heads.
     CHECK(error_of("parallel: {tp: 16, global_batch: 16}\n", "llama3_70b", 16)
               .find("parallel.tp: 16 does not divide the 8 KV heads of llama3_70b") !=
