@@ -133,6 +133,20 @@ TEST_SUITE("unit") {
           "scaling_efficiency");
   }
 
+  TEST_CASE("a throughput outside 0.001 to 1e12 samples/s") {
+    // A denormal anchor throughput made the fit fail in a temporary scenario, and validate
+    // exited 0 with nothing validated; 1e308 printed a 300-digit measurement (CLI fuzzing).
+    for (const char* bad : {"1e-320", "0", "-5", "1e308"}) {
+      const std::string e =
+          error_of(replace_line(kGood, 13, std::string("      throughput: ") + bad));
+      INFO(e);
+      CHECK(e.rfind("v.yaml:13:19: error: points[0].measured.throughput: expected a throughput "
+                    "(samples/s) from 0.001 to 1e+12, got ",
+                    0) == 0);
+    }
+    CHECK(error_of(replace_line(kGood, 13, "      throughput: 1e12")) == "<no error>");
+  }
+
   TEST_CASE("efficiency above one") {
     CHECK(error_of(replace_line(kGood, 27, "      scaling_efficiency: 1.2")) ==
           "v.yaml:27:27: error: points[1].measured.scaling_efficiency: expected a fraction in "
