@@ -132,7 +132,15 @@ std::string apply_override(YAML::Node root, const std::string& key, const std::s
 constexpr double kMaxSampleBytes = 8.0 * 1073741824.0;  // 8 GiB (a 3-D volume is ~1 GB)
 constexpr double kMaxDecodeRate = 1e9;                  // samples/s per core
 constexpr double kMaxDecodeCores = 1e6;
-constexpr double kMaxFixedCost_s = 1.0;  // a host cost per op or per step; seconds would be absurd
+// The slowest decode a scenario may state: below these a batch's decode time leaves double's range
+// (a denormal rate made SimGrid abort on an infinite sleep) or dwarfs any training run.
+constexpr double kMinDecodeRate = 1e-3;   // samples/s per core
+constexpr double kMinDecodeCores = 1e-3;  // a thousandth of a core per GPU
+constexpr double kMaxFixedCost_s = 1.0;
+// A run keeps every simulated iteration's records: 1,000 iterations of one 6-GPU Summit node
+// take 32 s and 5 GB here, so a million (the old limit) ran out of memory after a minute.
+constexpr int kMaxIterations = 1000;
+constexpr int kMaxWarmup = 100;  // a host cost per op or per step; seconds would be absurd
 
 // gpus_per_node: 0 (every GPU of the node) up to the GPUs of the platform's smallest node type
 // (the job may be placed on any of them); more is an error, not a silent clamp.
@@ -216,14 +224,15 @@ void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
   time("per_iteration", p.per_iteration_s);
 }
 
+// A sample has at least one byte; a fraction of one is a typo, not a size.
 double sample_size(const ConfigNode& n) {
-  return n.as_quantity_in(Quantity::kSize, 0.0, kMaxSampleBytes, true);
+  return n.as_quantity_in(Quantity::kSize, 1.0, kMaxSampleBytes);
 }
 
-double positive_number(const ConfigNode& n, const char* what, double max) {
+double number_in(const ConfigNode& n, const char* what, double min, double max) {
   const double v = n.as_double();
-  if (!(v > 0.0) || !(v <= max))
-    n.fail(fmt::format("expected a positive number ({}) of at most {:g}, got {}", what, max,
+  if (!(v >= min) || !(v <= max))
+    n.fail(fmt::format("expected a number ({}) from {:g} to {:g}, got {}", what, min, max,
                        n.as_string()));
   return v;
 }
@@ -259,10 +268,11 @@ void load_input(const ConfigNode& in, const platforms::Platform& machine, Scenar
                           ": the bytes read from storage per sample, e.g. 110KB");
   }
   if (auto v = in.optional("decode_rate"))
-    p.decode_samples_per_s = positive_number(*v, "samples/s per CPU core", kMaxDecodeRate);
+    p.decode_samples_per_s =
+        number_in(*v, "samples/s per CPU core", kMinDecodeRate, kMaxDecodeRate);
   if (auto v = in.optional("decode_cores")) {
     if (p.decode_samples_per_s <= 0.0) v->fail("expected only together with decode_rate");
-    p.decode_cores = positive_number(*v, "CPU cores per GPU", kMaxDecodeCores);
+    p.decode_cores = number_in(*v, "CPU cores per GPU", kMinDecodeCores, kMaxDecodeCores);
   }
   if (auto v = in.optional("prefetch_depth")) {
     const int d = v->as_int_field(0, 1000);
@@ -393,8 +403,8 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   if (auto v = root.optional("fidelity"))
     s.fidelity = enum_value<Fidelity>(*v, parse_fidelity, "flow, wave, auto");
   if (auto v = root.optional("flow_limit_gpus")) s.flow_limit_gpus = positive_int(*v);
-  if (auto v = root.optional("iterations")) s.iterations = positive_int(*v);
-  if (auto v = root.optional("warmup")) s.warmup = v->as_int_field(0, kMaxCount);
+  if (auto v = root.optional("iterations")) s.iterations = v->as_int_field(1, kMaxIterations);
+  if (auto v = root.optional("warmup")) s.warmup = v->as_int_field(0, kMaxWarmup);
   if (auto v = root.optional("seed")) s.seed = static_cast<std::uint64_t>(v->as_count());
   if (auto v = root.optional("network")) {
     const std::string n = v->as_string();

@@ -25,6 +25,19 @@ constexpr double kMaxCycleTime_s = 1.0;                  // Horovod's default cy
 // The shortest cycle: a coordinator thread does not poll faster than this, and a step of
 // seconds then has at most ~1e6 ticks (a 4.9e-324 s cycle made the tick arithmetic infinite).
 constexpr double kMinCycleTime_s = 1e-6;
+// Packs and tree chunks are counts of collectives and pipeline steps per bucket: a million of
+// either on one node ran for minutes. A model has at most thousands of gradient tensors (1,024
+// packs: 1 s on one Summit node). Tree chunks cost more than linearly (one Summit node: 64 in
+// 1.4 s, 256 in 19 s, 1,024 in 151 s), so the limit is `auto`'s own cap at flow fidelity.
+constexpr int kMaxPacks = 1024;
+constexpr int kMaxChunks = 64;
+
+// A buffer is 0 (none) or whole bytes; a fraction of a byte is a typo, not a size.
+double buffer_bytes(const ConfigNode& v) {
+  const double b = v.as_quantity_in(Quantity::kSize, 0.0, kMaxFusionBytes);
+  if (b > 0.0 && b < 1.0) v.fail("expected 0 or at least 1 B, got \"" + v.as_string() + "\"");
+  return b;
+}
 
 // `collnet: true` is a request to NCCL's tuning model for the fabric's in-network reduction:
 // with another library, without the tuner, or on a fabric without SHARP it would change
@@ -119,8 +132,7 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
     if (c.inter_node != Algorithm::kRing && c.inter_node != Algorithm::kTree)
       v->fail("expected ring or tree, got \"" + v->as_string() + "\"");
   }
-  c.fusion_bytes =
-      a.quantity_in_or("fusion_buffer", Quantity::kSize, 0.0, kMaxFusionBytes, c.fusion_bytes);
+  if (auto v = a.optional("fusion_buffer")) c.fusion_bytes = buffer_bytes(*v);
   if (auto v = a.optional("bucketing")) {
     c.bucketing = enum_value<Bucketing>(*v, parse_bucketing, "fusion, ddp, packs");
     // A framework's Horovod cycle does not carry over to another rule.
@@ -140,15 +152,16 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   }
   if (auto v = a.optional("first_bucket")) {
     if (c.bucketing != Bucketing::kDdp) v->fail("expected only with bucketing: ddp");
-    c.first_bucket_bytes = v->as_quantity_in(Quantity::kSize, 0.0, kMaxFusionBytes);
+    c.first_bucket_bytes = buffer_bytes(*v);
   }
   if (auto v = a.optional("packs")) {
     if (c.bucketing != Bucketing::kPacks) v->fail("expected only with bucketing: packs");
-    c.packs = positive_int(*v);
+    c.packs = v->as_int_field(1, kMaxPacks);
   }
   if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
   if (auto v = a.optional("collnet")) c.collnet = v->as_bool();
-  if (auto v = a.optional("chunks")) c.chunks = v->as_string() == "auto" ? 0 : positive_int(*v);
+  if (auto v = a.optional("chunks"))
+    c.chunks = v->as_string() == "auto" ? 0 : v->as_int_field(1, kMaxChunks);
   // An NCCL-only algorithm or an NCCL protocol asks for NCCL's tuning model.
   if (needs_collective_model(c.algorithm) || c.protocol.has_value()) {
     if (auto v = a.optional("tuner"); v && !c.nccl_tuner)

@@ -12,6 +12,7 @@ namespace {
 
 // The largest gRPC receive rate a scenario may give: 1 TB/s, beyond any memory copy.
 constexpr double kMaxReceiveRate_Bps = 1e12;
+constexpr double kMinReceiveRate_Bps = 1e3;
 
 template <class T, class F>
 T choice(const common::ConfigNode& n, F parse, const char* allowed) {
@@ -63,8 +64,13 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
     if (auto v = block->optional("sharding"))
       ps.sharding = choice<PsSharding>(*v, parse_ps_sharding, "round_robin, greedy");
     // Each process's gRPC receive rate (parameter_server.hpp, kTfGrpcReceiveBps); 0 = free.
-    if (auto v = block->optional("receive_rate"))
+    if (auto v = block->optional("receive_rate")) {
       ps.receive_Bps = v->as_quantity_in(common::Quantity::kBandwidth, 0.0, kMaxReceiveRate_Bps);
+      // 0 = free; a rate below 1 kB/s takes hours per megabyte, and a denormal one made
+      // SimGrid abort on an infinite sleep.
+      if (ps.receive_Bps > 0.0 && ps.receive_Bps < kMinReceiveRate_Bps)
+        v->fail("expected 0 (free) or at least 1 kB/s, got \"" + v->as_string() + "\"");
+    }
     // Colocated tasks run one per job node; CPU tasks on nodes of their own beside the job's.
     for (std::size_t i = 0; i < s.nodes.size(); ++i) {
       const int n = s.nodes[i];

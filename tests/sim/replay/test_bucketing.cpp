@@ -270,7 +270,7 @@ TEST_SUITE("unit") {
     const std::string packs = error_of(kBase + "allreduce:\n  bucketing: packs\n  packs: 0\n");
     INFO(packs);
     CHECK(packs.find(
-              "allreduce.packs: expected at least 1 (a whole number from 1 to 1,000,000), got 0") !=
+              "allreduce.packs: expected at least 1 (a whole number from 1 to 1,024), got 0") !=
           std::string::npos);
     const std::string rule = error_of(kBase + "allreduce:\n  bucketing: layers\n");
     CHECK(rule.find("expected one of fusion, ddp, packs") != std::string::npos);

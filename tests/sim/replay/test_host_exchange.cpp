@@ -369,6 +369,16 @@ TEST_SUITE("unit") {
                    "strategy: parameter_server\nparameter_server: {tasks: 2, receive_rate: 5}\n") ==
           "in.yaml:6:44: error: parameter_server.receive_rate: expected a bandwidth like "
           "\"50GBps\", got \"5\" (the unit is missing)");
+    // 0 is free; a denormal rate passed "at least 0" and SimGrid aborted on an infinite sleep.
+    CHECK(error_of(std::string(kPsBase) + "strategy: parameter_server\nparameter_server: {tasks: "
+                                          "2, receive_rate: 1e-310Bps}\n") ==
+          "in.yaml:6:44: error: parameter_server.receive_rate: expected 0 (free) or at least 1 "
+          "kB/s, got \"1e-310Bps\"");
+    CHECK(load_scenario_text(std::string(kPsBase) +
+                                 "strategy: parameter_server\n"
+                                 "parameter_server: {tasks: 2, receive_rate: 0GBps}\n",
+                             "in.yaml")
+              .parameter_server.receive_Bps == 0.0);
     CHECK(error_of(std::string(kPsBase) + "strategy: parameter_server\n") ==
           "in.yaml:5:11: error: parameter_server: required with strategy parameter_server: a "
           "map with tasks (and placement, mode, variables), e.g. {tasks: 4}");

@@ -119,11 +119,27 @@ TEST_SUITE("unit") {
     INFO(bad_rate);
     CHECK(bad_rate.rfind("--set input.decode_rate=-5: error: ", 0) == 0);  // names the override
     CHECK(bad_rate.find("input.decode_rate") != std::string::npos);
-    CHECK(bad_rate.find("positive") != std::string::npos);
+    CHECK(bad_rate.find("from 0.001 to 1e+09") != std::string::npos);
     const std::string bad_cores =
         error_of(kBase, {"input.decode_rate=500", "input.decode_cores=0"});
     CHECK(bad_cores.find("input.decode_cores") != std::string::npos);
-    CHECK(bad_cores.find("positive") != std::string::npos);
+    CHECK(bad_cores.find("from 0.001 to 1e+06") != std::string::npos);
+    // A denormal rate or core count passed "> 0" and SimGrid then aborted on an infinite sleep;
+    // 1e-15 samples/s gave an iteration of 3.6e19 ms with no compute.
+    for (const char* tiny : {"input.decode_rate=1e-310", "input.decode_rate=1e-15"}) {
+      const std::string e = error_of(kBase, {tiny});
+      INFO(e);
+      CHECK(e.find("input.decode_rate: expected a number (samples/s per CPU core) from 0.001") !=
+            std::string::npos);
+    }
+    CHECK(error_of(kBase, {"input.decode_rate=1", "input.decode_cores=1e-310"})
+              .find("input.decode_cores: expected a number (CPU cores per GPU) from 0.001") !=
+          std::string::npos);
+    // A sample of a fraction of a byte is a typo, not a size.
+    CHECK(error_of(kBase, {"input.sample_size=1e-300B"}).find("input.sample_size") !=
+          std::string::npos);
+    CHECK(error_of(kBase, {"input.stored_sample_size=0.5B"}).find("at least 1 B") !=
+          std::string::npos);
     const std::string cores_alone = error_of(kBase, {"input.decode_cores=4"});
     CHECK(cores_alone.find("input.decode_cores") != std::string::npos);
     const std::string both = error_of(kBase, {"input.prefetch=false", "input.prefetch_depth=2"});

@@ -39,6 +39,9 @@ std::string error_of(const std::string& text, std::vector<std::string> sets = {}
 }
 
 std::string set_error(const std::string& set) { return error_of(kBase, {set}); }
+std::string set_error(const std::string& first, const std::string& second) {
+  return error_of(kBase, {first, second});
+}
 
 // Prices the op named `bad` at `value`, every other op at 1 ms (a cost model gone wrong).
 class BrokenCostModel : public scalecast::calibration::CostModel {
@@ -73,14 +76,25 @@ TEST_SUITE("unit") {
           "--set gpus_per_node=4294967297: error: gpus_per_node: expected at most 1,000,000 (a "
           "whole number from 0 to 1,000,000), got 4294967297");
     CHECK(set_error("warmup=4294967295") ==
-          "--set warmup=4294967295: error: warmup: expected at most 1,000,000 (a whole number "
-          "from 0 to 1,000,000), got 4294967295");
+          "--set warmup=4294967295: error: warmup: expected at most 100 (a whole number from 0 "
+          "to 100), got 4294967295");
     CHECK(set_error("warmup=2147483648") ==
-          "--set warmup=2147483648: error: warmup: expected at most 1,000,000 (a whole number "
-          "from 0 to 1,000,000), got 2147483648");
+          "--set warmup=2147483648: error: warmup: expected at most 100 (a whole number from 0 "
+          "to 100), got 2147483648");
     CHECK(set_error("iterations=99999999999999999999") ==
-          "--set iterations=99999999999999999999: error: iterations: expected at most 1,000,000 "
-          "(a whole number from 1 to 1,000,000), got 99999999999999999999");
+          "--set iterations=99999999999999999999: error: iterations: expected at most 1,000 (a "
+          "whole number from 1 to 1,000), got 99999999999999999999");
+    // A run keeps every iteration's records: a million iterations ran out of memory after a
+    // minute and a million warm-up iterations ran for minutes (CLI fuzzing, 6 Dec).
+    CHECK(set_error("iterations=1001") ==
+          "--set iterations=1001: error: iterations: expected at most 1,000 (a whole number from "
+          "1 to 1,000), got 1001");
+    CHECK(load_scenario_text(kBase, "in.yaml", parse_overrides({"iterations=1000", "warmup=100"}))
+              .iterations == 1000);
+    CHECK(set_error("allreduce.bucketing=packs", "allreduce.packs=1025")
+              .find("allreduce.packs: expected at most 1,024") != std::string::npos);
+    CHECK(set_error("allreduce.algorithm=tree", "allreduce.chunks=65")
+              .find("allreduce.chunks: expected at most 64") != std::string::npos);
     CHECK(set_error("nodes=[1,0]") ==
           "--set nodes=[1,0]: error: nodes[1]: expected at least 1 (a whole number from 1 to "
           "1,000,000), got 0");
@@ -88,11 +102,17 @@ TEST_SUITE("unit") {
 
   TEST_CASE("sizes beyond their stated limit are errors, not overflowed") {
     CHECK(set_error("input.sample_size=1e17B") ==
-          "--set input.sample_size=1e17B: error: input.sample_size: expected a size greater "
-          "than 0 B and at most 8 GiB, got \"1e17B\"");
+          "--set input.sample_size=1e17B: error: input.sample_size: expected a size of at least "
+          "1 B and at most 8 GiB, got \"1e17B\"");
     CHECK(error_of(std::string(kBase) + "input: {source: pfs, stored_sample_size: 1e20B}\n") ==
-          "in.yaml:5:42: error: input.stored_sample_size: expected a size greater than 0 B and "
+          "in.yaml:5:42: error: input.stored_sample_size: expected a size of at least 1 B and "
           "at most 8 GiB, got \"1e20B\"");
+    // Buffers are 0 (none) or whole bytes.
+    CHECK(set_error("allreduce.fusion_buffer=0.5B") ==
+          "--set allreduce.fusion_buffer=0.5B: error: allreduce.fusion_buffer: expected 0 or at "
+          "least 1 B, got \"0.5B\"");
+    CHECK(set_error("allreduce.bucketing=ddp", "allreduce.first_bucket=1e-300B")
+              .find("allreduce.first_bucket: expected 0 or at least 1 B") != std::string::npos);
   }
 
   TEST_CASE("an absurd all-reduce cycle time is an error stating the limit") {
@@ -113,8 +133,7 @@ TEST_SUITE("unit") {
 
   TEST_CASE("--set errors name the override, and a malformed value is an error") {
     CHECK(set_error("warmup=abc") ==
-          "--set warmup=abc: error: warmup: expected a whole number from 0 to 1,000,000, got "
-          "\"abc\"");
+          "--set warmup=abc: error: warmup: expected a whole number from 0 to 100, got \"abc\"");
     CHECK(
         set_error("nodes=[1,2").rfind("--set nodes=[1,2: error: nodes: expected a YAML value", 0) ==
         0);
@@ -126,7 +145,7 @@ TEST_SUITE("unit") {
           std::string::npos);
     // An error in the file itself still points at the file.
     CHECK(error_of(std::string(kBase) + "warmup: x\n", {"iterations=3"}) ==
-          "in.yaml:5:9: error: warmup: expected a whole number from 0 to 1,000,000, got \"x\"");
+          "in.yaml:5:9: error: warmup: expected a whole number from 0 to 100, got \"x\"");
   }
 
   TEST_CASE("--set indexes into lists and refuses paths through lists and values it cannot take") {
