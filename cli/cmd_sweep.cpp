@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <memory>
@@ -77,6 +78,11 @@ std::vector<int> parse_nodes(const std::string& text) {
       out.push_back(count(text.substr(start, comma - start)));
     out.push_back(count(text.substr(start)));
   }
+  // Each count is one point folder (nodes-N/): a repeated one ran twice into it.
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (std::find(out.begin(), out.begin() + static_cast<long>(i), out[i]) !=
+        out.begin() + static_cast<long>(i))
+      throw bad(" (" + std::to_string(out[i]) + " is listed twice)");
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -120,7 +121,12 @@ SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>&
     plan.keys.push_back(axis.substr(0, eq));
     std::vector<std::string> values;
     std::stringstream ss(axis.substr(eq + 1));
-    for (std::string v; std::getline(ss, v, ',');) values.push_back(v);
+    for (std::string v; std::getline(ss, v, ',');) {
+      // Each value is one combination folder: a repeated one ran twice into it.
+      if (std::find(values.begin(), values.end(), v) != values.end())
+        throw common::ConfigError("--axis", 0, 0, axis, "value \"" + v + "\" is listed twice");
+      values.push_back(v);
+    }
     std::vector<std::vector<std::string>> next;
     for (const auto& c : plan.combos)
       for (const std::string& v : values) {

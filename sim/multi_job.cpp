@@ -69,6 +69,10 @@ struct JobMix::State {
       // Request i is due at start + i x request / rate; a late one goes at once.
       const double due = spec.start_s + static_cast<double>(i) * spec.request_bytes / per_node_Bps;
       if (due >= stop_s) break;
+      // No more than the volume asked for: whole requests within rate x duration.
+      if (spec.duration_s > 0.0 &&
+          static_cast<double>(i + 1) * spec.request_bytes > per_node_Bps * spec.duration_s)
+        break;
       if (due > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(due);
       if (sg4::Engine::get_clock() >= stop_s) break;
       // Servers in turn from the node's own offset, as striped files spread over them.

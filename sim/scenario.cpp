@@ -369,7 +369,13 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   s.nodes.clear();
   if (nodes.is_sequence()) {
     for (const ConfigNode& n : nodes.items()) {
-      s.nodes.push_back(node_count(n));
+      const int count = node_count(n);
+      // Each point writes nodes-N/: a repeated count ran twice into one folder.
+      const auto seen = std::find(s.nodes.begin(), s.nodes.end(), count);
+      if (seen != s.nodes.end())
+        n.fail(fmt::format("{} is already listed at nodes[{}]; each node count is one point", count,
+                           seen - s.nodes.begin()));
+      s.nodes.push_back(count);
       s.nodes_at.push_back(where(n));
     }
     if (s.nodes.empty()) nodes.fail("expected at least one node count");
@@ -455,6 +461,10 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
               fmt::format("node index {} does not exist: the largest point has {} node{} "
                           "(indices 0 to {})",
                           i, largest, largest == 1 ? "" : "s", largest - 1));
+        const auto seen = std::find(s.trace_node_list.begin(), s.trace_node_list.end(), i);
+        if (seen != s.trace_node_list.end())
+          n.fail(fmt::format("node index {} is already listed at node_list[{}]", i,
+                             seen - s.trace_node_list.begin()));
         s.trace_node_list.push_back(i);
       }
     }

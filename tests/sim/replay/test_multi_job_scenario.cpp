@@ -189,6 +189,14 @@ jobs:
     CHECK(error_of(summit + mix + "read_rate: 1GBps, request_size: 4.9e-324B}\n")
               .find("jobs[1].request_size: expected a size of at least 1 B") != std::string::npos);
     CHECK(error_of(summit + mix + "read_rate: 1Bps, request_size: 1B}\n") == "no error");
+    // A window shorter than one request per node read more than it asked (a 1 ms job at
+    // 10 GB/s reported 11.5 GB/s): each node must read at least one whole request.
+    CHECK(error_of(summit + mix + "read_rate: 10GBps, request_size: 16MiB, duration: 1ms}\n")
+              .find("jobs[1].duration: expected a duration in which every node (1 in all) reads at "
+                    "least one request of 16 MiB at 10 GB/s per node (at least 1.678 ms), got "
+                    "\"1ms\"") != std::string::npos);
+    CHECK(error_of(summit + mix + "read_rate: 10GBps, request_size: 16MiB, duration: 2ms}\n") ==
+          "no error");
     CHECK(error_of(kHead + "jobs:\n  - {name: a, gpus: 12}\n")
               .find("jobs[0].gpus: expected at most 8 or a multiple of 8") != std::string::npos);
   }
@@ -276,8 +284,12 @@ jobs:
     }
     CHECK(summary["jobs"][1]["start_s"].get<double>() == doctest::Approx(0.01));
     CHECK(summary["jobs"][2]["kind"] == "io");
+    // Whole requests within rate x duration, never more than asked: 5 GB/s x 50 ms = 14.9
+    // requests of 16 MiB, so 14 are read over the 50 ms window (the 15th, issued at 46.9 ms,
+    // used to end after the window and read more than asked in short windows).
+    CHECK(summary["jobs"][2]["bytes_read"].get<double>() == 14.0 * 16 * 1048576);
     CHECK(summary["jobs"][2]["achieved_rate_Bps"].get<double>() ==
-          doctest::Approx(5e9).epsilon(0.01));
+          doctest::Approx(14.0 * 16 * 1048576 / 0.05).epsilon(1e-9));
     CHECK(!slurp(dir / "out" / "jobs" / "a" / "iterations.csv").empty());
     CHECK(!slurp(dir / "out" / "jobs" / "b" / "ops.csv").empty());
     // Deterministic: a second run gives the same bytes.

@@ -95,6 +95,13 @@ TEST_SUITE("unit") {
               .find("allreduce.packs: expected at most 1,024") != std::string::npos);
     CHECK(set_error("allreduce.algorithm=tree", "allreduce.chunks=65")
               .find("allreduce.chunks: expected at most 64") != std::string::npos);
+    // Each node count is one point folder: a repeated one ran twice into it.
+    CHECK(set_error("nodes=[1,4,1]") ==
+          "--set nodes=[1,4,1]: error: nodes[2]: 1 is already listed at nodes[0]; each node count "
+          "is one point");
+    CHECK(set_error("trace.node_list=[0,0]") ==
+          "--set trace.node_list=[0,0]: error: trace.node_list[1]: node index 0 is already listed "
+          "at node_list[0]");
     CHECK(set_error("nodes=[1,0]") ==
           "--set nodes=[1,0]: error: nodes[1]: expected at least 1 (a whole number from 1 to "
           "1,000,000), got 0");
