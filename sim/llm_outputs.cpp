@@ -121,42 +121,54 @@ ordered_json llm_point_json(const Scenario& scenario, const LlmPointResult& r) {
   return j;
 }
 
-std::string llm_chrome_trace(const LlmPointResult& r) {
-  ordered_json events = ordered_json::array();
+// Event by event, as sim/outputs.cpp writes the data-parallel trace (a document of json objects
+// holds every event at about 2 kB).
+void write_llm_chrome_trace(std::ostream& o, const LlmPointResult& r) {
+  o << R"({"displayTimeUnit":"ns","traceEvents":[)";
+  bool first = true;
+  const auto emit = [&](const ordered_json& event) {
+    if (!first) o << ',';
+    first = false;
+    o << event.dump();
+  };
   std::map<int, bool> stage_seen;
   std::map<int, bool> thread_seen;
   for (const StageInterval& iv : r.pipeline.intervals) {
     const int t = track_index(iv.track);
     if (!stage_seen[iv.stage]) {
       stage_seen[iv.stage] = true;
-      events.push_back(
-          {{"name", "process_name"},
-           {"ph", "M"},
-           {"pid", iv.stage},
-           {"tid", 0},
-           {"args",
-            {{"name", fmt::format("stage{:03d} ({})", iv.stage,
-                                  r.stage_gpu[static_cast<std::size_t>(iv.stage)])}}}});
+      emit({{"name", "process_name"},
+            {"ph", "M"},
+            {"pid", iv.stage},
+            {"tid", 0},
+            {"args",
+             {{"name", fmt::format("stage{:03d} ({})", iv.stage,
+                                   r.stage_gpu[static_cast<std::size_t>(iv.stage)])}}}});
     }
     if (!thread_seen[iv.stage * 8 + t]) {
       thread_seen[iv.stage * 8 + t] = true;
-      events.push_back({{"name", "thread_name"},
-                        {"ph", "M"},
-                        {"pid", iv.stage},
-                        {"tid", t},
-                        {"args", {{"name", iv.track}}}});
+      emit({{"name", "thread_name"},
+            {"ph", "M"},
+            {"pid", iv.stage},
+            {"tid", t},
+            {"args", {{"name", iv.track}}}});
     }
-    events.push_back({{"name", iv.name},
-                      {"cat", iv.track},
-                      {"ph", "X"},
-                      {"pid", iv.stage},
-                      {"tid", t},
-                      {"ts", iv.start_s * 1e6},
-                      {"dur", (iv.end_s - iv.start_s) * 1e6},
-                      {"args", {{"iteration", iv.iteration}}}});
+    emit({{"name", iv.name},
+          {"cat", iv.track},
+          {"ph", "X"},
+          {"pid", iv.stage},
+          {"tid", t},
+          {"ts", iv.start_s * 1e6},
+          {"dur", (iv.end_s - iv.start_s) * 1e6},
+          {"args", {{"iteration", iv.iteration}}}});
   }
-  ordered_json trace = {{"displayTimeUnit", "ns"}, {"traceEvents", events}};
-  return trace.dump() + "\n";
+  o << "]}\n";
+}
+
+std::string llm_chrome_trace(const LlmPointResult& r) {
+  std::ostringstream o;
+  write_llm_chrome_trace(o, r);
+  return o.str();
 }
 
 void write_llm_point_files(const std::string& dir, const LlmPointResult& r) {
@@ -166,7 +178,8 @@ void write_llm_point_files(const std::string& dir, const LlmPointResult& r) {
     for (double t : r.pipeline.iteration_times_s)
       o << i++ << ',' << fmt::format("{:.9g}", t) << '\n';
   });
-  common::write_file_atomic(dir + "/trace.json", llm_chrome_trace(r));
+  common::write_file_atomic(dir + "/trace.json",
+                            [&](std::ostream& o) { write_llm_chrome_trace(o, r); });
 }
 
 std::string format_llm_table(const Scenario& s, const std::vector<ordered_json>& points) {

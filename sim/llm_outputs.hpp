@@ -4,6 +4,7 @@
 // trace.json (Chrome/Perfetto trace: one process per pipeline stage, one thread per stream:
 // compute, tp, cp, pp_wait, dp) and the stdout table.
 
+#include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ std::string format_llm_table(const Scenario& scenario,
                              const std::vector<nlohmann::ordered_json>& points);
 
 // The Perfetto trace of the last measured iteration (exposed for tests).
+void write_llm_chrome_trace(std::ostream& out, const LlmPointResult& result);
 std::string llm_chrome_trace(const LlmPointResult& result);
 
 }  // namespace scalecast::sim

@@ -5,6 +5,7 @@
 // event format (one process per node, one thread per GPU stream, the sampled nodes only) and
 // the resolved scenario; plus the stdout scaling table.
 
+#include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -34,7 +35,9 @@ void write_summary(const std::string& dir, const Scenario& scenario,
 std::string format_table(const Scenario& scenario,
                          const std::vector<nlohmann::ordered_json>& points);
 
-// Chrome trace of the traced ranks (exposed for tests).
+// Chrome trace of the traced ranks, written event by event (outputs.cpp says why); the string
+// form is for tests.
+void write_chrome_trace(std::ostream& out, const JobResult& result);
 std::string chrome_trace(const JobResult& result);
 
 }  // namespace scalecast::sim
