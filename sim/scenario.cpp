@@ -136,11 +136,11 @@ constexpr double kMaxDecodeCores = 1e6;
 // (a denormal rate made SimGrid abort on an infinite sleep) or dwarfs any training run.
 constexpr double kMinDecodeRate = 1e-3;   // samples/s per core
 constexpr double kMinDecodeCores = 1e-3;  // a thousandth of a core per GPU
-constexpr double kMaxFixedCost_s = 1.0;
-// A run keeps every simulated iteration's records: 1,000 iterations of one 6-GPU Summit node
-// take 32 s and 5 GB here, so a million (the old limit) ran out of memory after a minute.
+constexpr double kMaxFixedCost_s = 1.0;   // a host cost per op or per step; seconds would be absurd
+// A run keeps every simulated iteration's records (trace and ops.csv): 1,000 iterations of one
+// 6-GPU Summit node take 34 s and 0.7 GB here, so a million (the old limit) ran out of memory.
 constexpr int kMaxIterations = 1000;
-constexpr int kMaxWarmup = 100;  // a host cost per op or per step; seconds would be absurd
+constexpr int kMaxWarmup = 100;
 
 // gpus_per_node: 0 (every GPU of the node) up to the GPUs of the platform's smallest node type
 // (the job may be placed on any of them); more is an error, not a silent clamp.
