@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -42,6 +43,32 @@ TEST_SUITE("unit") {
     std::stringstream ss;
     ss << in.rdbuf();
     CHECK(ss.str() == "old\n");
+    // The writer's partial output went to the temporary file, which the failure removed.
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file() ? 1 : 0;
+    CHECK(files == 1);
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("atomic write streams to its temporary file instead of holding the content") {
+    // A trace of 1,000 iterations is hundreds of MB: held in a string stream first, the whole
+    // file sat in memory (twice, while the string grew). Written through, the temporary file
+    // already holds the first megabytes while the writer is still producing.
+    const fs::path dir = fs::temp_directory_path() / "scalecast_atomic_stream";
+    fs::remove_all(dir);
+    const std::string path = (dir / "big.txt").string();
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    const std::string line(1023, 'x');
+    std::uintmax_t on_disk_midway = 0;
+    scalecast::common::write_file_atomic(path, [&](std::ostream& out) {
+      for (int i = 0; i < 4096; ++i) {  // 4 MiB
+        out << line << '\n';
+        if (i == 3071) on_disk_midway = fs::file_size(tmp);
+      }
+    });
+    CHECK(on_disk_midway >= (std::uintmax_t{2} << 20));  // at least 2 of the 3 MiB written
+    CHECK(fs::file_size(path) == (std::uintmax_t{4} << 20));
+    CHECK(!fs::exists(tmp));
     fs::remove_all(dir);
   }
 }
