@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "sim/trace_writer.hpp"
 
 namespace scalecast::sim {
 
@@ -121,48 +122,39 @@ ordered_json llm_point_json(const Scenario& scenario, const LlmPointResult& r) {
   return j;
 }
 
-// Event by event, as sim/outputs.cpp writes the data-parallel trace (a document of json objects
-// holds every event at about 2 kB).
 void write_llm_chrome_trace(std::ostream& o, const LlmPointResult& r) {
-  o << R"({"displayTimeUnit":"ns","traceEvents":[)";
-  bool first = true;
-  const auto emit = [&](const ordered_json& event) {
-    if (!first) o << ',';
-    first = false;
-    o << event.dump();
-  };
+  TraceWriter trace(o);  // event by event (sim/trace_writer.hpp says why)
   std::map<int, bool> stage_seen;
   std::map<int, bool> thread_seen;
   for (const StageInterval& iv : r.pipeline.intervals) {
     const int t = track_index(iv.track);
     if (!stage_seen[iv.stage]) {
       stage_seen[iv.stage] = true;
-      emit({{"name", "process_name"},
-            {"ph", "M"},
-            {"pid", iv.stage},
-            {"tid", 0},
-            {"args",
-             {{"name", fmt::format("stage{:03d} ({})", iv.stage,
-                                   r.stage_gpu[static_cast<std::size_t>(iv.stage)])}}}});
+      trace.emit({{"name", "process_name"},
+                  {"ph", "M"},
+                  {"pid", iv.stage},
+                  {"tid", 0},
+                  {"args",
+                   {{"name", fmt::format("stage{:03d} ({})", iv.stage,
+                                         r.stage_gpu[static_cast<std::size_t>(iv.stage)])}}}});
     }
     if (!thread_seen[iv.stage * 8 + t]) {
       thread_seen[iv.stage * 8 + t] = true;
-      emit({{"name", "thread_name"},
-            {"ph", "M"},
-            {"pid", iv.stage},
-            {"tid", t},
-            {"args", {{"name", iv.track}}}});
+      trace.emit({{"name", "thread_name"},
+                  {"ph", "M"},
+                  {"pid", iv.stage},
+                  {"tid", t},
+                  {"args", {{"name", iv.track}}}});
     }
-    emit({{"name", iv.name},
-          {"cat", iv.track},
-          {"ph", "X"},
-          {"pid", iv.stage},
-          {"tid", t},
-          {"ts", iv.start_s * 1e6},
-          {"dur", (iv.end_s - iv.start_s) * 1e6},
-          {"args", {{"iteration", iv.iteration}}}});
+    trace.emit({{"name", iv.name},
+                {"cat", iv.track},
+                {"ph", "X"},
+                {"pid", iv.stage},
+                {"tid", t},
+                {"ts", iv.start_s * 1e6},
+                {"dur", (iv.end_s - iv.start_s) * 1e6},
+                {"args", {{"iteration", iv.iteration}}}});
   }
-  o << "]}\n";
 }
 
 std::string llm_chrome_trace(const LlmPointResult& r) {

@@ -12,6 +12,7 @@
 #include "common/version.hpp"
 #include "sim/scenario_runner.hpp"
 #include "sim/simgrid_info.hpp"
+#include "sim/trace_writer.hpp"
 
 namespace scalecast::sim {
 
@@ -163,17 +164,8 @@ void write_point_files(const std::string& dir, const JobResult& r) {
                             [&](std::ostream& o) { write_chrome_trace(o, r); });
 }
 
-// The events are written one at a time, byte for byte what dumping the whole document gives
-// (`{"displayTimeUnit":"ns","traceEvents":[e1,e2,...]}`): a document of json objects held every
-// event at about 2 kB, 5 MB per iteration of one Summit node, so 1,000 iterations took 5 GB.
 void write_chrome_trace(std::ostream& o, const JobResult& r) {
-  o << R"({"displayTimeUnit":"ns","traceEvents":[)";
-  bool first = true;
-  const auto emit = [&](const ordered_json& event) {
-    if (!first) o << ',';
-    first = false;
-    o << event.dump();
-  };
+  TraceWriter trace(o);  // event by event (sim/trace_writer.hpp says why)
   std::map<int, bool> nodes_seen;
   std::map<int, bool> threads_seen;
   std::vector<const Interval*> sorted;
@@ -191,34 +183,33 @@ void write_chrome_trace(std::ostream& o, const JobResult& r) {
                                            gpu * (kTrackCount - kStreamCount) + s - kStreamCount;
     if (!nodes_seen[node]) {
       nodes_seen[node] = true;
-      emit({{"name", "process_name"},
-            {"ph", "M"},
-            {"pid", node},
-            {"tid", 0},
-            {"args", {{"name", fmt::format("node{:04d}", node)}}}});
+      trace.emit({{"name", "process_name"},
+                  {"ph", "M"},
+                  {"pid", node},
+                  {"tid", 0},
+                  {"args", {{"name", fmt::format("node{:04d}", node)}}}});
     }
     const int key = iv->rank * kTrackCount + s;
     if (!threads_seen[key]) {
       threads_seen[key] = true;
-      emit({{"name", "thread_name"},
-            {"ph", "M"},
-            {"pid", node},
-            {"tid", tid},
-            {"args", {{"name", fmt::format("gpu{}/{}", gpu, to_string(iv->stream))}}}});
+      trace.emit({{"name", "thread_name"},
+                  {"ph", "M"},
+                  {"pid", node},
+                  {"tid", tid},
+                  {"args", {{"name", fmt::format("gpu{}/{}", gpu, to_string(iv->stream))}}}});
     }
     ordered_json args = {{"iteration", iv->iteration}};
     if (!iv->tier.empty()) args["tier"] = iv->tier;
     if (iv->bytes > 0.0) args["bytes"] = iv->bytes;
-    emit({{"name", iv->name},
-          {"cat", to_string(iv->stream)},
-          {"ph", "X"},
-          {"pid", node},
-          {"tid", tid},
-          {"ts", iv->start_s * 1e6},
-          {"dur", (iv->end_s - iv->start_s) * 1e6},
-          {"args", args}});
+    trace.emit({{"name", iv->name},
+                {"cat", to_string(iv->stream)},
+                {"ph", "X"},
+                {"pid", node},
+                {"tid", tid},
+                {"ts", iv->start_s * 1e6},
+                {"dur", (iv->end_s - iv->start_s) * 1e6},
+                {"args", args}});
   }
-  o << "]}\n";
 }
 
 std::string chrome_trace(const JobResult& r) {
