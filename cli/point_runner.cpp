@@ -39,6 +39,24 @@ struct Running {
   std::string json, err;
 };
 
+// A point process killed while writing leaves its temporary copy (`NAME.tmp.PID`,
+// common/atomic_file writes through it) in the point's folder: remove this process's, never a
+// finished file.
+void remove_temporaries(const std::string& dir, pid_t pid) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) return;
+  const std::string suffix = ".tmp." + std::to_string(pid);
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->is_regular_file(ec) && name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      doomed.push_back(it->path());
+  }
+  for (const fs::path& f : doomed) fs::remove(f, ec);
+}
+
 }  // namespace
 
 std::string self_exe() {
@@ -78,6 +96,8 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<PointJob>& poin
     Running r = it->second;
     running.erase(it);
     unregister_child(pid);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+      remove_temporaries(points[r.index].out_dir, pid);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       results[r.index] = nlohmann::ordered_json::parse(read_file(r.json));
       if (bar) bar->advance(1, std::to_string(points[r.index].nodes) + " nodes");

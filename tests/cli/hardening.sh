@@ -135,12 +135,26 @@ interrupt)
   done
   children=$(pgrep -P $pid | tr '\n' ' ')
   [[ -n $children ]] || fail "no point process started"
+  # A point killed while writing leaves its temporary copy (NAME.tmp.PID): the runner removes
+  # the killed processes' own, and nothing else.
+  for c in $children; do
+    n=$(tr '\0' ' ' <"/proc/$c/cmdline" | grep -Eo -- '--point [0-9]+' | awk '{print $2}')
+    [[ -n $n ]] || fail "point process $c has no --point"
+    mkdir -p "$D/out/nodes-$n"
+    touch "$D/out/nodes-$n/trace.json.tmp.$c"
+  done
+  mkdir -p "$D/out/nodes-16"
+  touch "$D/out/nodes-16/notes.txt.tmp.1"
   kill -INT $pid
   wait $pid
   rc=$?
   [[ $rc -eq 130 ]] || fail "exit $rc after SIGINT, expected 130: $(cat "$D/err.txt")"
   grep -q "interrupted" "$D/err.txt" || fail "no message: $(cat "$D/err.txt")"
   for c in $children; do kill -0 "$c" 2>/dev/null && fail "point process $c still runs"; done
+  for c in $children; do
+    find "$D/out" -name "*.tmp.$c" | grep -q . && fail "temporary files of point $c left: $(find "$D/out" -name "*.tmp.$c")"
+  done
+  [[ -e $D/out/nodes-16/notes.txt.tmp.1 ]] || fail "a file no killed point wrote was removed"
   [[ -z $(ls -A "$D/tmp") ]] || fail "left in TMPDIR: $(ls -A "$D/tmp")"
   [[ ! -e $D/out/.lock ]] || fail "lock file left"
   ;;
