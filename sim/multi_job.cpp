@@ -68,8 +68,8 @@ struct JobMix::State {
     for (long i = 0;; ++i) {
       // Request i is due at start + i x request / rate; a late one goes at once.
       const double due = spec.start_s + static_cast<double>(i) * spec.request_bytes / per_node_Bps;
-      if (due >= stop_s) break;
-      // No more than the volume asked for: whole requests within rate x duration.
+      // No more than the volume asked for: whole requests within rate x duration (so none is due
+      // at or after the window's end).
       if (spec.duration_s > 0.0 &&
           static_cast<double>(i + 1) * spec.request_bytes > per_node_Bps * spec.duration_s)
         break;
