@@ -80,6 +80,12 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   per_bucket = model && (spec.allreduce.algorithm == Algorithm::kAuto ||
                          needs_collective_model(spec.allreduce.algorithm));
   algorithm = job_pattern(spec.allreduce.algorithm, per_bucket, nodes, gpus);
+  if (spec.allreduce.library == Library::kNccl && spec.allreduce.transport == Transport::kTcp) {
+    if (!(spec.tcp.nccl_link_fraction > 0.0 && spec.tcp.nccl_link_fraction <= 1.0))
+      throw std::invalid_argument("job '" + spec.name +
+                                  "': NCCL's socket share of a link must be in (0, 1]");
+    socket_factor = 1.0 / spec.tcp.nccl_link_fraction;
+  }
   fidelity = resolve_fidelity(spec.fidelity, ranks);
   const bool varied = variability_of(spec).varied();
   heterogeneous = !spec.node_program.empty();

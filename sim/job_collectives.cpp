@@ -75,12 +75,13 @@ void Job::State::measure_edges() {
 }
 
 void Job::State::ring_phase(sg4::Mailbox* to, sg4::Mailbox* from, int steps, double step_bytes,
-                            const EdgeStats& edges, LinkClass cls, double multiplicity) {
+                            const EdgeStats& edges, LinkClass cls, double multiplicity,
+                            double flow_factor) {
   if (steps <= 0) return;
   if (fidelity == Fidelity::kFlow) {
-    for (int s = 0; s < steps; ++s) transfer(to, from, step_bytes, true);
+    for (int s = 0; s < steps; ++s) transfer(to, from, step_bytes * flow_factor, true);
   } else {
-    transfer(to, from, step_bytes * steps, true);
+    transfer(to, from, step_bytes * steps * flow_factor, true);
     sg4::this_actor::sleep_for((steps - 1) * edges.alpha_max_s);
   }
   recorder.add_bytes(cls, step_bytes * steps, multiplicity);
@@ -100,7 +101,7 @@ void Job::State::intra_phase(int rank, int steps, double step_bytes, int& intra_
 
 void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes,
                                  const std::vector<int>& members, int pos, double bytes,
-                                 const EdgeStats& edges, LinkClass cls) {
+                                 const EdgeStats& edges, LinkClass cls, bool members_are_ranks) {
   const int n = static_cast<int>(members.size());
   if (n <= 1) return;
   // NCCL's double binary tree: each tree reduces and broadcasts half of the buffer, pipelined
@@ -110,13 +111,22 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
   const int chunks = tree_chunks(half);
   const int h = nccl_tree_depth(n);
   static constexpr Channel kUp[2] = {kTreeUp, kTreeUpB}, kDown[2] = {kTreeDown, kTreeDownB};
+  // What a flow to member `to` carries per payload byte (NCCL's socket transport between nodes).
+  const auto factor_to = [&](int to) {
+    return !members_are_ranks || members[to] / gpus != members[pos] / gpus ? socket_factor : 1.0;
+  };
+  // The pipeline fill's bandwidth: the edges' narrowest, at the socket transport's share when
+  // any edge is between nodes.
+  const double fill_bw = (edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0) /
+                         (!members_are_ranks || nodes > 1 ? socket_factor : 1.0);
   void* got = nullptr;
   for (int phase = 0; phase < 2; ++phase) {  // reduce towards the roots, then broadcast down
     std::vector<sg4::CommPtr> comms;
     double sent = 0.0;
     const auto put = [&](int to, Channel ch, double b) {
+      const double flow = b * factor_to(to);
       comms.push_back(
-          boxes[members[to]][ch]->put_async(&payload_token, static_cast<std::uint64_t>(b)));
+          boxes[members[to]][ch]->put_async(&payload_token, static_cast<std::uint64_t>(flow)));
       sent += b;
     };
     const auto get = [&](Channel ch) { return boxes[members[pos]][ch]->get_async<void>(&got); };
@@ -125,11 +135,10 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
       // bottleneck carries (each rank sends and receives the buffer once per phase): the same
       // time on a non-blocking fabric, and flows that end together, where the tree edges'
       // staggered ends made SimGrid re-solve the whole network thousands of times per bucket.
-      transfer(boxes[members[(pos + 1) % n]][kUp[phase]], boxes[members[pos]][kUp[phase]], bytes,
-               true);
+      transfer(boxes[members[(pos + 1) % n]][kUp[phase]], boxes[members[pos]][kUp[phase]],
+               bytes * factor_to((pos + 1) % n), true);
       sent += bytes * (n - 1) / n;  // the trees' bytes: n - 1 edges of half the buffer, twice
-      const double bw = edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0;
-      sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / bw));
+      sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / fill_bw));
     } else if (fidelity == Fidelity::kWave) {
       // Every edge's flow at once (the pipeline's steady state: each participant sends and
       // receives about `bytes`), then the pipeline's fill, h - 1 chunk steps, and the route
@@ -147,8 +156,7 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
         }
       }
       wait_all_started(comms);
-      const double bw = edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0;
-      sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / bw));
+      sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / fill_bw));
     } else {
       // Chunk by chunk, each tree on its own (NCCL runs them on separate channels): a rank
       // forwards piece k of a tree once its children's (reduce) or its parent's (broadcast)
@@ -289,18 +297,18 @@ void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount
     case InterStage::kTree: {
       std::vector<int> members(n);
       for (int i = 0; i < n; ++i) members[i] = member(i);
-      tree_all_reduce(boxes, members, pos, bytes, tree_inter, LinkClass::kInterNode);
+      tree_all_reduce(boxes, members, pos, bytes, tree_inter, LinkClass::kInterNode, false);
       return;
     }
     case InterStage::kRing:
       ring_phase(boxes[member((pos + 1) % n)][kInter], boxes[member(pos)][kInter], 2 * (n - 1),
-                 bytes / n, inter, LinkClass::kInterNode, 1.0);
+                 bytes / n, inter, LinkClass::kInterNode, 1.0, socket_factor);
       return;
     case InterStage::kSharp:
       // In-network reduction: the shard goes up through the NIC once and the result comes back
       // once; a flow to the next node loads the same NIC ports and leaf switch.
       ring_phase(boxes[member((pos + 1) % n)][kInter], boxes[member(pos)][kInter], 1, bytes, inter,
-                 LinkClass::kInterNode, 1.0);
+                 LinkClass::kInterNode, 1.0, socket_factor);
       return;
   }
 }
@@ -334,13 +342,13 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
       const int next = (rank + 1) % ranks;
       const LinkClass cls = next / gpus == node ? LinkClass::kIntraNode : LinkClass::kInterNode;
       ring_phase(mailbox[next][kFlat], mailbox[rank][kFlat], 2 * (ranks - 1), bytes / ranks, flat,
-                 cls, 1.0);
+                 cls, 1.0, cls == LinkClass::kInterNode ? socket_factor : 1.0);
       break;
     }
     case Algorithm::kTree: {
       std::vector<int> members(ranks);
       for (int r = 0; r < ranks; ++r) members[r] = r;
-      tree_all_reduce(mailbox, members, rank, bytes, tree_flat, LinkClass::kInterNode);
+      tree_all_reduce(mailbox, members, rank, bytes, tree_flat, LinkClass::kInterNode, true);
       break;
     }
     default: {

@@ -73,6 +73,10 @@ struct Job::State {
   int nodes = 0, gpus = 0, ranks = 0;
   Algorithm algorithm = Algorithm::kRing;
   Fidelity fidelity = Fidelity::kWave;
+  // NCCL over TCP (library nccl, transport tcp): a collective's flow between two nodes carries
+  // its bytes x this factor, 1 / spec.tcp.nccl_link_fraction, so it holds the NICs as long as
+  // NCCL's socket transport takes (sim/transport.hpp); the recorder counts the payload. 1 else.
+  double socket_factor = 1.0;
   bool shortcut = false;                   // node-0 representative for intra-node phases and copies
   ComputeSchedule schedule;                // rank 0's (of spec.program)
   std::vector<ComputeSchedule> schedules;  // heterogeneous jobs: one per spec.programs entry
@@ -238,12 +242,17 @@ struct Job::State {
   bool next_decision(int rank, int iteration, double t_fwd, int k, Decision& out);
   void decide(int iteration, double t_fwd, int k, double& tick_state);
   void copy_input(int rank, int iteration);
+  // `steps` transfers of step_bytes to `to` and from `from`; each flow carries step_bytes x
+  // flow_factor (socket_factor between nodes), the recorder step_bytes x multiplicity.
   void ring_phase(simgrid::s4u::Mailbox* to, simgrid::s4u::Mailbox* from, int steps,
-                  double step_bytes, const EdgeStats& edges, LinkClass cls, double multiplicity);
+                  double step_bytes, const EdgeStats& edges, LinkClass cls, double multiplicity,
+                  double flow_factor = 1.0);
   // Tree over `members` (indices into `boxes`); this participant is members[pos].
+  // `members_are_ranks`: members are ranks (the flat tree), so an edge crosses nodes only between
+  // two nodes' ranks; otherwise every edge is between nodes (the inter-node stage).
   void tree_all_reduce(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes,
                        const std::vector<int>& members, int pos, double bytes,
-                       const EdgeStats& edges, LinkClass cls);
+                       const EdgeStats& edges, LinkClass cls, bool members_are_ranks);
   void rail_stage(int epoch, double bytes);
   void intra_phase(int rank, int steps, double step_bytes, int& intra_epoch);
 };

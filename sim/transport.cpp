@@ -31,8 +31,9 @@ TcpParams tcp_params_for(const std::string& technology) {
                                 "\" carries no TCP/IP here (expected Ethernet, e.g. 25gbe, or "
                                 "InfiniBand for IPoIB, e.g. edr)");
   // One core's receive path, the same for both: the per-byte work is the kernel's copy and
-  // protocol processing, not the link's (see transport.hpp).
-  return TcpParams{1.0 / kTcpSingleStreamBps};
+  // protocol processing, not the link's (see transport.hpp). NCCL's socket transport is
+  // NCCL's, not the link's, and so the same for both too.
+  return TcpParams{1.0 / kTcpSingleStreamBps, kNcclSocketLinkFraction};
 }
 
 }  // namespace scalecast::sim

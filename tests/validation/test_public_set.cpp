@@ -72,7 +72,10 @@ constexpr double kMaxAbsPct = 20.5;
 // in the change that explains why; never raise them to pass. 6 Dec: NCCL's flat-ring volume per
 // NIC (above) moves the NCCL-over-TCP points (nccl-tcp.vgg16 +49.6 -> +39.2 %): MAPE 32.80 ->
 // 31.97 %, the same points beyond +-25 %. The splitting bound (above) moves the P100 points by
-// at most 0.65 points: MAPE 31.965 -> 31.997 %, the same points beyond +-25 %.
+// at most 0.65 points: MAPE 31.965 -> 31.997 %, the same points beyond +-25 %. 7 Dec: NCCL over
+// TCP moves 0.53 of a NIC's rate, the measured share of NCCL's socket transport (sim/transport.hpp
+// kNcclSocketLinkFraction, two nccl-tests reports): nccl-tcp +1.1 / +6.9 / +39.0 % -> -3.5 / +2.4 /
+// -8.8 % (inception_v3 / resnet101 / vgg16), MAPE 31.997 -> 29.85 %, nccl-tcp.vgg16 now within.
 const std::set<std::string> kHostExchangePoints = {
     "PA-6.ps.inception_v3",           "PA-6.ps.resnet101",           "PA-6.ps.vgg16",
     "PA-6.ps-cpu.inception_v3",       "PA-6.ps-cpu.resnet101",       "PA-6.ps-cpu.vgg16",
@@ -80,12 +83,12 @@ const std::set<std::string> kHostExchangePoints = {
     "PA-6.hvd-mpi-rdma.inception_v3", "PA-6.hvd-mpi-rdma.resnet101", "PA-6.hvd-mpi-rdma.vgg16",
     "PA-6.hvd-nccl-tcp.inception_v3", "PA-6.hvd-nccl-tcp.resnet101", "PA-6.hvd-nccl-tcp.vgg16",
 };
-constexpr double kHostExchangeMapePct = 32.0;
+constexpr double kHostExchangeMapePct = 29.9;
 constexpr double kHostExchangeMaxAbsPct = 99.5;
 const std::set<std::string> kHostExchangeBeyond25 = {
     "PA-6.ps.vgg16",           "PA-6.ps-cpu.inception_v3",   "PA-6.ps-cpu.resnet101",
     "PA-6.ps-cpu.vgg16",       "PA-6.hvd-mpi-tcp.resnet101", "PA-6.hvd-mpi-tcp.vgg16",
-    "PA-6.hvd-mpi-rdma.vgg16", "PA-6.hvd-nccl-tcp.vgg16",
+    "PA-6.hvd-mpi-rdma.vgg16",
 };
 
 // validation/mlperf-scale.yaml (MLPerf Training v1.1-v4.0 at 64 to 4,320 GPUs): when the file
@@ -97,6 +100,18 @@ const std::set<std::string> kHostExchangeBeyond25 = {
 // Regression guards at that state, to be lowered as the model improves, never raised to pass.
 constexpr double kScaleMapePct = 5.0;
 constexpr double kScaleMaxAbsPct = 20.0;
+
+// validation/horovod-64gpu.yaml (the 2017 Horovod README's second table: 64 Pascal GPUs on 16
+// servers, plain 40 Gbit/s), added 7 Dec 2026 as an out-of-sample check of the host-exchange
+// models, none of whose constants comes from it: MAPE 48.61 % over 12 points, max |e| 287.94 %
+// (PA-7.hvd-mpi-tcp.vgg16: MPI on the CPU loses far more at 64 GPUs than the model has; see
+// validation/README.md "Horovod at 64 GPUs"). NCCL over TCP, whose socket share of a NIC
+// (sim/transport.hpp kNcclSocketLinkFraction) comes from two nccl-tests reports, lands within
+// +-10 % on all three models (+13.6 / +6.8 / +46.8 % at the link's full rate). Regression guards
+// at that state, to be lowered as the model improves, never raised to pass.
+constexpr double kHorovod64MapePct = 48.7;
+constexpr double kHorovod64MaxAbsPct = 288.0;
+constexpr double kHorovod64NcclTcpMaxAbsPct = 10.0;
 
 // The predict points the engine cannot express today, with their exact reasons (FORMAT.md 5.4:
 // listed, never dropped). A point leaving this list (now simulated) or joining it fails the test:
@@ -211,6 +226,36 @@ TEST_SUITE("validation") {
     CHECK(s.overall.skipped == 0);
     CHECK(s.overall.mape_pct <= kScaleMapePct);
     CHECK(s.overall.max_abs_pct <= kScaleMaxAbsPct);
+  }
+
+  TEST_CASE(
+      "Horovod at 64 GPUs: every point simulated, NCCL over TCP within 10 %, guards of 7 Dec") {
+    const ValidationFile file = load_validation_file("validation/horovod-64gpu.yaml");
+    RunPredictor predictor(exe(), work_dir("horovod64"));
+    ProtocolOptions options;
+    options.jobs = 2;
+    const ValidationRun run = run_protocol(file, predictor, options);
+    const RunSummary s = summarize(run);
+    MESSAGE(format_table(file, run, s));
+    for (const AnchorFit& a : run.anchors) {
+      CHECK_MESSAGE(a.fitted, "anchor " << a.id << ": " << a.skip_reason);
+      if (a.fitted) CHECK_MESSAGE(std::abs(a.residual_pct) < 0.1, "anchor " << a.id);
+    }
+    int nccl_tcp = 0;
+    for (const PointResult& r : run.points) {
+      CHECK_MESSAGE(r.simulated, r.point->id << ": " << r.skip_reason);
+      CHECK_MESSAGE(!r.failed, r.point->id << " failed: " << r.skip_reason);
+      if (r.simulated && r.point->id.starts_with("PA-7.hvd-nccl-tcp.")) {
+        ++nccl_tcp;
+        CHECK_MESSAGE(std::abs(r.error_pct) <= kHorovod64NcclTcpMaxAbsPct,
+                      r.point->id << ": " << r.error_pct << "%");
+      }
+    }
+    CHECK(nccl_tcp == 3);
+    CHECK(s.overall.count == 12);
+    CHECK(s.overall.skipped == 0);
+    CHECK(s.overall.mape_pct <= kHorovod64MapePct);
+    CHECK(s.overall.max_abs_pct <= kHorovod64MaxAbsPct);
   }
 
   TEST_CASE("points larger than their platform file run on a machine grown to them") {

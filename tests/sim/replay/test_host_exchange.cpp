@@ -1,7 +1,8 @@
 // Gradient exchange through host memory, against closed forms on small platforms built in the
 // test (ideal network, zero latencies): parameter servers (push, update, pull through one
-// bottleneck NIC), MPI all-reduce on the CPU (copy, ring with CPU reduction, copy), and the TCP
-// stream limit; plus the scenario keys' errors. Each TEST_CASE is its own process.
+// bottleneck NIC), MPI all-reduce on the CPU (copy, ring with CPU reduction, copy), the TCP
+// stream limit and NCCL's socket transport share of a NIC; plus the scenario keys' errors. Each
+// TEST_CASE is its own process.
 
 #include <doctest/doctest.h>
 #include <simgrid/s4u.hpp>
@@ -330,10 +331,49 @@ TEST_SUITE("unit") {
     CHECK(TcpParams{}.stream_rate_Bps() == std::numeric_limits<double>::infinity());
   }
 
+  TEST_CASE("NCCL over TCP: flows between nodes move at the socket transport's share of a NIC") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(8));
+    const auto nccl_job = [](const char* name, std::vector<int> nodes, Transport t, Algorithm a) {
+      JobSpec j = exchange_job(std::move(nodes));
+      j.name = name;
+      j.allreduce.transport = t;
+      j.allreduce.algorithm = a;
+      if (t == Transport::kTcp) j.tcp = tcp_params_for("25gbe");
+      return j;
+    };
+    Job ring_tcp(platform, nccl_job("ring_tcp", {0, 1}, Transport::kTcp, Algorithm::kRing));
+    Job ring_native(platform,
+                    nccl_job("ring_native", {2, 3}, Transport::kNative, Algorithm::kRing));
+    Job tree_tcp(platform, nccl_job("tree_tcp", {4, 5}, Transport::kTcp, Algorithm::kTree));
+    Job tree_native(platform,
+                    nccl_job("tree_native", {6, 7}, Transport::kNative, Algorithm::kTree));
+    engine->run();
+    const double eta = kNcclSocketLinkFraction;
+    CHECK(eta == doctest::Approx((2.06 / 4.0 + 1.7 / 3.125) / 2).epsilon(0.002));
+    // 2 ranks on 2 nodes: 2 ring steps of S/2, one each way through each NIC, at eta x B.
+    CHECK(ring_native.result().iteration_time_s == doctest::Approx(2 * (S / 2) / B).epsilon(1e-6));
+    CHECK(ring_tcp.result().iteration_time_s ==
+          doctest::Approx(2 * (S / 2) / (eta * B)).epsilon(1e-6));
+    // Every edge of the 2-member trees is between the nodes and the routes have no latency: the
+    // whole all-reduce takes 1 / eta as long.
+    CHECK(tree_tcp.result().iteration_time_s ==
+          doctest::Approx(tree_native.result().iteration_time_s / eta).epsilon(1e-6));
+    // The recorder counts the payload, not the time the socket transport holds the NIC.
+    CHECK(ring_tcp.result().bytes_per_iteration.at("inter_node") == doctest::Approx(2 * S));
+    CHECK(ring_native.result().bytes_per_iteration.at("inter_node") == doctest::Approx(2 * S));
+    CHECK(tree_tcp.result().bytes_per_iteration.at("inter_node") ==
+          doctest::Approx(tree_native.result().bytes_per_iteration.at("inter_node")));
+  }
+
   TEST_CASE("TCP parameters: Ethernet and IPoIB from the measured single-stream receive rate") {
     // 42.2 Gbit/s: one flow at 100 % of one receiving core [Cai-SIGCOMM21].
     CHECK(tcp_params_for("25gbe").stream_rate_Bps() == doctest::Approx(42.2e9 / 8));
     CHECK(tcp_params_for("edr").stream_rate_Bps() == doctest::Approx(42.2e9 / 8));
+    // NCCL's socket transport share, the same over both (sim/transport.hpp).
+    CHECK(tcp_params_for("25gbe").nccl_link_fraction == kNcclSocketLinkFraction);
+    CHECK(tcp_params_for("edr").nccl_link_fraction == kNcclSocketLinkFraction);
+    CHECK(TcpParams{}.nccl_link_fraction == 1.0);
     CHECK_THROWS_WITH_AS(tcp_params_for("slingshot11"),
                          "NIC technology \"slingshot11\" carries no TCP/IP here (expected "
                          "Ethernet, e.g. 25gbe, or InfiniBand for IPoIB, e.g. edr)",
