@@ -29,8 +29,12 @@ int run_actor_in_child(unsigned stack_kib, int touch_bytes) {
     sg4::Host* host = zone->create_host("h", 1e9);
     zone->seal();
     sg4::Actor::init("deep", host)->set_stacksize(stack_kib)->start([touch_bytes] {
+      // From the top down, as a growing stack is touched: the first byte past the stack is the
+      // guard page's. Touching from the bottom up wrote first a whole stack below the guard,
+      // into whatever mapping lay there (heap corruption, SIGABRT, once the test binary's
+      // layout changed on 7 Dec), and never reached the guard.
       volatile char* buffer = static_cast<volatile char*>(alloca(touch_bytes));
-      for (int i = 0; i < touch_bytes; i += 64) buffer[i] = 1;
+      for (int i = touch_bytes - 1; i >= 0; i -= 64) buffer[i] = 1;
       sg4::this_actor::sleep_for(1.0);
     });
     engine->run();
