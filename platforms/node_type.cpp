@@ -11,7 +11,22 @@ namespace {
 
 constexpr std::array<const char*, 5> kPrefix = {"cpu", "gpu", "pcie", "nvs", "nic"};
 
+bool ends_with(const std::string& text, std::string_view tail) {
+  return text.size() >= tail.size() &&
+         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 }  // namespace
+
+bool nic_is_ethernet(const std::string& technology) {
+  return technology == "ethernet" || ends_with(technology, "gbe") || ends_with(technology, "roce");
+}
+
+bool nic_carries_tcp(const std::string& technology) {
+  return nic_is_ethernet(technology) || technology == "edr" || technology == "fdr" ||
+         technology == "qdr" || technology.starts_with("hdr") || technology.starts_with("ndr") ||
+         technology.starts_with("xdr");
+}
 
 int NodeType::vertex_count() const {
   return cpu.sockets + gpu_count + pcie_switches + nvswitches + nic.count;

@@ -37,7 +37,17 @@ struct NicSpec {
   std::string technology;      // "edr", "hdr200", "ndr400", "slingshot11", "25gbe"...
   double bandwidth_Bps = 0.0;  // line rate per rail per direction
   double latency_s = 0.0;      // NIC-to-leaf link latency
+  // The NICs carry RDMA (InfiniBand verbs, RoCE, the fabric's own provider): GPU collectives
+  // run over it. false: TCP/IP only, so NCCL uses its socket transport (sim/transport.hpp).
+  bool rdma = true;
 };
+
+// Ethernet NIC technologies ("ethernet", "25gbe", "100gbe", "roce"...): a platform must say
+// whether they carry RDMA (`nics.rdma`), as many such NICs do not.
+bool nic_is_ethernet(const std::string& technology);
+// Technologies that carry TCP/IP: Ethernet, and InfiniBand as IPoIB ("edr", "fdr", "qdr",
+// "hdr...", "ndr...", "xdr..."). Slingshot and NVLink here do not.
+bool nic_carries_tcp(const std::string& technology);
 
 struct NvmeSpec {
   bool present = false;

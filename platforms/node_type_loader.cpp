@@ -158,11 +158,26 @@ NodeType parse_node_type(const std::string& name, const ConfigNode& node,
   t.nvswitches = node.int_field_or("nvswitches", 0, kMaxPartsPerNode, 0);
 
   if (auto nics = node.optional("nics")) {
-    nics->check_keys({"count", "technology", "bandwidth", "latency"});
+    nics->check_keys({"count", "technology", "bandwidth", "latency", "rdma"});
     t.nic.count = count_in(nics->required("count"), 0, kMaxPartsPerNode);
     t.nic.technology = nics->string_or("technology", "");
     if (t.nic.count > 0) t.nic.bandwidth_Bps = bandwidth(nics->required("bandwidth"));
     t.nic.latency_s = latency_or(*nics, "latency");
+    // Ethernet NICs may or may not do RoCE, and NCCL over TCP moves about half of what it moves
+    // over RDMA: the file must say which (no default that could silently be wrong).
+    if (t.nic.count > 0 && nic_is_ethernet(t.nic.technology) && !nics->has("rdma"))
+      nics->fail(
+          fmt::format("rdma: required for Ethernet NICs (technology {}): true if they "
+                      "carry RoCE, false if TCP/IP only",
+                      t.nic.technology));
+    if (auto r = nics->optional("rdma")) {
+      t.nic.rdma = r->as_bool();
+      if (!t.nic.rdma && !nic_carries_tcp(t.nic.technology))
+        r->fail(
+            fmt::format("expected true: NICs of technology \"{}\" carry no TCP/IP here, so "
+                        "without RDMA they would carry nothing",
+                        t.nic.technology));
+    }
   }
   if (auto nvme = node.optional("nvme")) {
     nvme->check_keys({"read_bandwidth", "write_bandwidth", "capacity"});

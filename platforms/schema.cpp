@@ -44,6 +44,8 @@ const std::vector<SchemaField>& platform_schema() {
       {"node_types.NAME.nics.bandwidth", "bandwidth", "required if count > 0",
        "line rate per rail per direction (NIC-to-leaf link)"},
       {"node_types.NAME.nics.latency", "time", "0s", "latency of the NIC-to-leaf link"},
+      {"node_types.NAME.nics.rdma", "bool", "true (required for Ethernet)",
+       "the NICs carry RDMA (IB verbs, RoCE); false: TCP/IP only, NCCL over sockets"},
       {"node_types.NAME.links[]", "list", "[]", "groups of full-duplex intra-node links"},
       {"node_types.NAME.links[].class", "text", "required",
        "technology and link-name prefix: nvlink, xbus, upi, pcie, nvswitch..."},

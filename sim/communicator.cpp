@@ -16,8 +16,9 @@ Communicator::Communicator(std::vector<sg4::Host*> hosts) : hosts_(std::move(hos
   measure();
 }
 
-Communicator::Communicator(std::vector<sg4::Host*> hosts, const std::vector<int>& node_of)
-    : hosts_(std::move(hosts)) {
+Communicator::Communicator(std::vector<sg4::Host*> hosts, const std::vector<int>& node_of,
+                           double socket_factor)
+    : hosts_(std::move(hosts)), node_of_(node_of), socket_factor_(socket_factor) {
   const int n = size();
   // Blocks of contiguous members on one node.
   std::vector<std::pair<int, int>> blocks;  // first member, count
@@ -88,10 +89,13 @@ CollectiveCall Collective::start(const Communicator& comm, double bytes, int ste
   comms.reserve(static_cast<std::size_t>(n * channels));
   for (int c = 0; c < channels; ++c) {
     const std::vector<int>& r = comm.ring(c);
-    for (int i = 0; i < n; ++i)
-      comms.push_back(sg4::Comm::sendto_async(comm.host(r[static_cast<std::size_t>(i)]),
-                                              comm.host(r[static_cast<std::size_t>((i + 1) % n)]),
-                                              static_cast<std::uint64_t>(per_edge)));
+    for (int i = 0; i < n; ++i) {
+      const int from = r[static_cast<std::size_t>(i)];
+      const int to = r[static_cast<std::size_t>((i + 1) % n)];
+      comms.push_back(sg4::Comm::sendto_async(
+          comm.host(from), comm.host(to),
+          static_cast<std::uint64_t>(per_edge * comm.flow_factor(from, to))));
+    }
   }
   return {std::move(comms), (ring_steps(n, steps) - 1) * comm.ring_alpha_s()};
 }

@@ -30,7 +30,10 @@ class Communicator {
   explicit Communicator(std::vector<simgrid::s4u::Host*> hosts);
   // `node_of[i]`: the job node of member i. Members of one node must be contiguous and every
   // node must hold the same number of them for channels to be used; otherwise one ring.
-  Communicator(std::vector<simgrid::s4u::Host*> hosts, const std::vector<int>& node_of);
+  // `socket_factor`: the bytes factor of a flow between two nodes (NCCL over its socket
+  // transport, sim/transport.hpp: 1 / kNcclSocketLinkFraction); 1 over RDMA.
+  Communicator(std::vector<simgrid::s4u::Host*> hosts, const std::vector<int>& node_of,
+               double socket_factor = 1.0);
   int size() const { return static_cast<int>(hosts_.size()); }
   simgrid::s4u::Host* host(int i) const { return hosts_[static_cast<std::size_t>(i)]; }
   int channels() const { return static_cast<int>(rings_.size()); }
@@ -40,11 +43,20 @@ class Communicator {
   double ring_alpha_s() const { return ring_alpha_s_; }
   // Every link on a route between ring neighbours of any channel.
   const std::set<const simgrid::s4u::Link*>& ring_links() const { return ring_links_; }
+  // The bytes factor of the flow from member a to member b (socket_factor between nodes).
+  double flow_factor(int a, int b) const {
+    return node_of_.empty() ||
+                   node_of_[static_cast<std::size_t>(a)] == node_of_[static_cast<std::size_t>(b)]
+               ? 1.0
+               : socket_factor_;
+  }
 
  private:
   void measure();
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::vector<int>> rings_;
+  std::vector<int> node_of_;  // empty: one node
+  double socket_factor_ = 1.0;
   double ring_alpha_s_ = 0.0;
   std::set<const simgrid::s4u::Link*> ring_links_;
 };

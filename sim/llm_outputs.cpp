@@ -102,6 +102,8 @@ ordered_json llm_point_json(const Scenario& scenario, const LlmPointResult& r) {
   for (const auto& [k, v] : pr.bytes_per_iteration) bytes[k] = v;
   j["bytes_per_iteration"] = bytes;
   j["dp_flow_factor"] = r.dp_flow_factor;
+  // Over TCP only (the platform's NICs without RDMA): absent, the native links.
+  if (scenario.allreduce.transport == Transport::kTcp) j["transport"] = "tcp";
   j["cost_tiers"] = r.tiers;
   j["iterations"] = static_cast<int>(pr.iteration_times_s.size());
   j["fidelity"] = "wave";

@@ -13,6 +13,7 @@
 #include "sim/engine_setup.hpp"
 #include "sim/platform_builder.hpp"
 #include "sim/rank_layout.hpp"
+#include "sim/transport.hpp"
 
 namespace scalecast::sim {
 namespace {
@@ -147,6 +148,8 @@ LlmJobPlan plan_llm_job(const Scenario& s, int nodes, int gpus_per_node, std::ve
     spec.dp_flow_factor = std::max(1, sharing);
     r.dp_flow_factor = spec.dp_flow_factor;
   }
+  // NICs without RDMA (the scenario's transport is then tcp): NCCL's socket transport.
+  if (s.allreduce.transport == Transport::kTcp) spec.socket_factor = 1.0 / kNcclSocketLinkFraction;
   const std::vector<models::ChunkStep> steps = models::build_llm_step(llm.model, p);
   std::set<std::string> tiers;
   for (const models::ChunkStep& step : steps) {

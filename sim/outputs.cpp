@@ -62,6 +62,8 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
   for (const auto& [k, v] : r.bytes_per_iteration) bytes[k] = v;
   j["bytes_per_iteration"] = bytes;
   j["algorithm"] = std::string(to_string(r.algorithm));
+  // Over TCP only (the platform's NICs without RDMA, or asked for): absent, the native links.
+  if (scenario.allreduce.transport == Transport::kTcp) j["transport"] = "tcp";
   j["fidelity"] = std::string(to_string(r.fidelity));
   if (!r.op_tiers.empty()) {
     // What priced the ops: per tier the ops of one iteration and their summed time, and the

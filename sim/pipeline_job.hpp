@@ -64,7 +64,10 @@ struct PipelineJobSpec {
   int warmup = 1;
   int iterations = 1;
   double dp_flow_factor = 1.0;  // bytes factor of the simulated DP ring (NIC sharing)
-  Variability variability;      // none: one replica stands for all (above)
+  // Bytes factor of every flow between two nodes: 1 / kNcclSocketLinkFraction when NCCL runs over
+  // its socket transport (the platform's NICs without RDMA, sim/transport.hpp); 1 over RDMA.
+  double socket_factor = 1.0;
+  Variability variability;  // none: one replica stands for all (above)
   // Replay a TP/CP collective that fills its node as the duration its first identical call took
   // (pipeline_job.cpp, `private_tp_cp`); false: every call as flows.
   bool memoize_private = true;

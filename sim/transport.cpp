@@ -3,6 +3,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "platforms/node_type.hpp"
+
 namespace scalecast::sim {
 
 std::string_view to_string(Transport t) { return t == Transport::kTcp ? "tcp" : "native"; }
@@ -18,15 +20,7 @@ double TcpParams::stream_rate_Bps() const {
 }
 
 TcpParams tcp_params_for(const std::string& technology) {
-  const auto ends_with = [&](std::string_view s) {
-    return technology.size() >= s.size() &&
-           technology.compare(technology.size() - s.size(), s.size(), s) == 0;
-  };
-  const bool ethernet = technology == "ethernet" || ends_with("gbe") || ends_with("roce");
-  const bool infiniband = technology == "edr" || technology == "fdr" || technology == "qdr" ||
-                          technology.starts_with("hdr") || technology.starts_with("ndr") ||
-                          technology.starts_with("xdr");
-  if (!ethernet && !infiniband)
+  if (!platforms::nic_carries_tcp(technology))
     throw std::invalid_argument("NIC technology \"" + technology +
                                 "\" carries no TCP/IP here (expected Ethernet, e.g. 25gbe, or "
                                 "InfiniBand for IPoIB, e.g. edr)");

@@ -232,7 +232,7 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   }
   // comm: GPU collectives (nccl) or MPI reducing in host memory (mpi_cpu); absent = the
   // engine's default. tcp = TCP/IP over the platform's NICs (gRPC is TCP too); rdma = the
-  // platform's native transport, the default.
+  // platform's native transport (RDMA), stated so that a platform without it refuses the point.
   const auto has = [&](const char* what) {
     return std::find(c.comm.begin(), c.comm.end(), what) != c.comm.end();
   };
@@ -243,6 +243,9 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
     allreduce += "  library: nccl\n";
   }
   if (has("tcp")) allreduce += "  transport: tcp\n";
+  // A source that states RDMA asks for it: on a platform whose NICs have none, the scenario
+  // refuses it rather than running TCP silently.
+  if (has("rdma")) allreduce += "  transport: native\n";
   // The source's own exchange settings (validation file `allreduce`), after the framework's
   // defaults, which the scenario applies first.
   for (const auto& [key, value] : c.allreduce)

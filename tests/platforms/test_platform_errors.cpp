@@ -84,6 +84,34 @@ TEST_SUITE("unit") {
           "'cpu2': node type 'box' has cpu0..cpu1, gpu0..gpu1, nic0");
   }
 
+  TEST_CASE("NICs say whether they carry RDMA: required for Ethernet, only where TCP can go") {
+    CHECK(parse(kValid).node_types[0].nic.rdma);  // InfiniBand or unnamed: RDMA
+    const std::string nic = "nics: {count: 1, bandwidth: 12.5GBps}";
+    CHECK(error_of(mutate(nic, "nics: {count: 1, technology: 100gbe, bandwidth: 12.5GBps}")) ==
+          "test.yaml:6:11: error: node_types.box.nics: rdma: required for Ethernet NICs "
+          "(technology 100gbe): true if they carry RoCE, false if TCP/IP only");
+    CHECK(!parse(mutate(nic,
+                        "nics: {count: 1, technology: 100gbe, bandwidth: 12.5GBps, rdma: "
+                        "false}"))
+               .node_types[0]
+               .nic.rdma);
+    CHECK(parse(mutate(nic, "nics: {count: 1, technology: roce, bandwidth: 12.5GBps, rdma: true}"))
+              .node_types[0]
+              .nic.rdma);
+    CHECK(!parse(mutate(nic,
+                        "nics: {count: 1, technology: edr, bandwidth: 12.5GBps, rdma: "
+                        "false}"))
+               .node_types[0]
+               .nic.rdma);  // IPoIB only
+    CHECK(error_of(mutate(nic,
+                          "nics: {count: 1, technology: slingshot11, bandwidth: 25GBps, "
+                          "rdma: false}")) ==
+          "test.yaml:6:72: error: node_types.box.nics.rdma: expected true: NICs of technology "
+          "\"slingshot11\" carry no TCP/IP here, so without RDMA they would carry nothing");
+    CHECK(error_of(mutate(nic, "nics: {count: 1, bandwidth: 12.5GBps, rdma: maybe}"))
+              .find("node_types.box.nics.rdma: expected true or false") != std::string::npos);
+  }
+
   TEST_CASE("negative node count is rejected") {
     CHECK(error_of(mutate("nodes: 4", "nodes: -4")) ==
           "test.yaml:14:40: error: partitions[0].nodes: expected at least 1 (a whole number from 1 "

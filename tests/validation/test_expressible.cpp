@@ -130,6 +130,9 @@ TEST_SUITE("unit") {
     CHECK_NOTHROW(scalecast::sim::load_scenario_text(y, "v.yaml"));
     c.comm = {"nccl", "rdma"};
     CHECK(scenario_yaml(c).find("allreduce:\n  library: nccl\n") != std::string::npos);
+    CHECK(scenario_yaml(c).find("allreduce:\n  library: nccl\n  transport: native\n") !=
+          std::string::npos);
+    c.comm = {"nccl"};
     CHECK(scenario_yaml(c).find("transport") == std::string::npos);
   }
 

@@ -45,10 +45,13 @@ namespace {
 // +11.7%, D1-13.n4 +3.2 -> -0.5%, D1-12.n4 -2.7 -> -6.3%), max unchanged. 6 Dec (later): a
 // measured-tier conv or GEMM takes at most k times its 1/k piece (calibration/README.md
 // "Splitting bound"), which the V100 fit extrapolated from DeepBench's N = 8 and 16 rows broke:
-// MAPE 6.687 -> 6.452% (D2-5 +14.7 -> +10.0%, D2-8 +18.2 -> +13.4%). Guards at that state;
-// the goal is 5%, no point beyond 15%: lower these as the model improves, never raise them to
-// pass (validation/README.md).
-constexpr double kTargetMapePct = 6.46;
+// MAPE 6.687 -> 6.452% (D2-5 +14.7 -> +10.0%, D2-8 +18.2 -> +13.4%). 7 Dec: platforms state
+// whether their NICs carry RDMA (platforms/README.md nics.rdma); AWS p3.16xlarge's do not, so its
+// multi-node points run NCCL over its socket transport at 0.53 of the NIC's rate
+// (sim/transport.hpp): MAPE 6.452 -> 6.140% (CL-1.g16 +11.7 -> +6.2%, CL-1.g32 +3.2 -> -2.0%,
+// CL-1.g64 +18.4 -> +12.3%). Guards at that state; the goal is 5%, no point beyond 15%: lower these
+// as the model improves, never raise them to pass (validation/README.md).
+constexpr double kTargetMapePct = 6.15;
 constexpr double kMaxAbsPct = 20.5;
 // The host-exchange group: the 15 PA-6 points of the Horovod 2017 table (uber-pascal-roce25)
 // that run TensorFlow parameter servers over gRPC/TCP, Horovod's MPI all-reduce on the CPU, or

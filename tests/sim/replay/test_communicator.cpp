@@ -11,6 +11,7 @@
 
 #include "sim/communicator.hpp"
 #include "sim/engine_setup.hpp"
+#include "sim/transport.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
 using namespace scalecast::sim;
@@ -64,5 +65,40 @@ TEST_SUITE("unit") {
     });
     engine->run();
     CHECK(t == doctest::Approx(2.0 * 7.0 / 8.0 * bytes / ps.nic_bw).epsilon(1e-6));
+  }
+
+  TEST_CASE("communicator: over NCCL's socket transport a flow between nodes carries 1 / 0.53") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.gpus = 1;
+    ps.gpu_link_lat_s = 0.0;
+    ps.nic_lat_s = 0.0;
+    TestPlatform platform(ps);
+    const double eta = kNcclSocketLinkFraction;
+    // Nodes 0-1 over sockets, nodes 2-3 over RDMA: the same all-reduce, 1 / eta apart.
+    const Communicator tcp({platform.gpu(0, 0), platform.gpu(1, 0)}, {0, 1}, 1.0 / eta);
+    const Communicator rdma({platform.gpu(2, 0), platform.gpu(3, 0)}, {2, 3});
+    CHECK(tcp.flow_factor(0, 1) == doctest::Approx(1.0 / eta));
+    CHECK(rdma.flow_factor(0, 1) == 1.0);
+    // Members on one node never pay it.
+    CHECK(Communicator({platform.gpu(0, 0), platform.gpu(0, 0)}, {0, 0}, 1.0 / eta)
+              .flow_factor(0, 1) == 1.0);
+    const double bytes = 100e6;
+    double t_tcp = -1.0, t_rdma = -1.0;
+    sg4::Actor::create("tcp", platform.gpu(0, 0), [&] {
+      CollectiveCall call = RingAllReduce().start(tcp, bytes);
+      call.wait();
+      t_tcp = call.done_at_s();
+    });
+    sg4::Actor::create("rdma", platform.gpu(2, 0), [&] {
+      CollectiveCall call = RingAllReduce().start(rdma, bytes);
+      call.wait();
+      t_rdma = call.done_at_s();
+    });
+    engine->run();
+    // 2 members: each sends 2 (n - 1) / n S = S through its NIC.
+    CHECK(t_rdma == doctest::Approx(bytes / ps.nic_bw).epsilon(1e-6));
+    CHECK(t_tcp == doctest::Approx(bytes / (eta * ps.nic_bw)).epsilon(1e-6));
   }
 }

@@ -456,6 +456,17 @@ TEST_SUITE("unit") {
           "cpu.memory_bandwidth for node type ac922; allreduce library mpi_cpu's reduction in "
           "host memory runs at it (add node_types.ac922.cpu.memory_bandwidth to the platform "
           "file)");
+    // A platform whose NICs carry no RDMA (nics.rdma: false) runs TCP without being asked, and
+    // refuses the native transport; a RoCE platform keeps it.
+    CHECK(load_scenario_text("platform: aws-p3-16xlarge\nmodel: resnet50\nnodes: 2\n", "in.yaml")
+              .allreduce.transport == Transport::kTcp);
+    CHECK(load_scenario_text(std::string(kPsBase), "in.yaml").allreduce.transport ==
+          Transport::kNative);
+    CHECK(error_of("platform: aws-p3-16xlarge\nmodel: resnet50\nnodes: 2\n"
+                   "allreduce: {transport: native}\n") ==
+          "in.yaml:4:24: error: allreduce.transport: expected tcp: platform aws-p3-16xlarge node "
+          "type dgx1v has NICs without RDMA (nics.rdma: false), so its collectives run over "
+          "TCP/IP");
     CHECK(error_of(std::string(kPsBase) + "allreduce: {transport: udp}\n") ==
           "in.yaml:5:24: error: allreduce.transport: expected one of native, tcp, got \"udp\"");
   }

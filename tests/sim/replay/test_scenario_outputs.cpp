@@ -268,6 +268,15 @@ TEST_SUITE("unit") {
                     "fitted 1 ops)") != std::string::npos);
   }
 
+  // summary.json names the transport when the exchange ran over TCP, and only then.
+  TEST_CASE("summary.json says transport tcp when the job ran over TCP") {
+    const JobResult r = one_gpu_step([](std::size_t) { return "exact"; }, 1);
+    Scenario s = load_scenario_text(kScenario, "t.yaml");
+    CHECK_FALSE(point_json(s, r).contains("transport"));
+    s.allreduce.transport = Transport::kTcp;
+    CHECK(point_json(s, r)["transport"] == "tcp");
+  }
+
   // With gradient accumulation the op standing for micro-batches 1..K-1 repeats the step's ops:
   // it is no tier of its own, so the shares stay those of one micro-batch.
   TEST_CASE("op_costs with gradient accumulation counts one micro-batch's ops") {
