@@ -135,6 +135,25 @@ std::string work_dir(const std::string& name) {
   return dir.string();
 }
 
+// A whole validation file through the real engine, two children at a time, its table printed:
+// every anchor fitted (residual under 0.1 %), every point simulated and none failed.
+ValidationRun run_every_point(const ValidationFile& file, const std::string& name) {
+  RunPredictor predictor(exe(), work_dir(name));
+  ProtocolOptions options;
+  options.jobs = 2;
+  ValidationRun run = run_protocol(file, predictor, options);
+  MESSAGE(format_table(file, run, summarize(run)));
+  for (const AnchorFit& a : run.anchors) {
+    CHECK_MESSAGE(a.fitted, "anchor " << a.id << ": " << a.skip_reason);
+    if (a.fitted) CHECK_MESSAGE(std::abs(a.residual_pct) < 0.1, "anchor " << a.id);
+  }
+  for (const PointResult& r : run.points) {
+    CHECK_MESSAGE(r.simulated, r.point->id << ": " << r.skip_reason);
+    CHECK_MESSAGE(!r.failed, r.point->id << " failed: " << r.skip_reason);
+  }
+  return run;
+}
+
 // The anchor and the predict points of one series.
 ValidationFile series(const ValidationFile& all, const std::string& anchor) {
   ValidationFile f;
@@ -211,20 +230,8 @@ TEST_SUITE("validation") {
 
   TEST_CASE("MLPerf at scale set every point simulated and errors within the guards of 3 Dec") {
     const ValidationFile file = load_validation_file("validation/mlperf-scale.yaml");
-    RunPredictor predictor(exe(), work_dir("mlperf_scale"));
-    ProtocolOptions options;
-    options.jobs = 2;
-    const ValidationRun run = run_protocol(file, predictor, options);
+    const ValidationRun run = run_every_point(file, "mlperf_scale");
     const RunSummary s = summarize(run);
-    MESSAGE(format_table(file, run, s));
-    for (const AnchorFit& a : run.anchors) {
-      CHECK_MESSAGE(a.fitted, "anchor " << a.id << ": " << a.skip_reason);
-      if (a.fitted) CHECK_MESSAGE(std::abs(a.residual_pct) < 0.1, "anchor " << a.id);
-    }
-    for (const PointResult& r : run.points) {
-      CHECK_MESSAGE(r.simulated, r.point->id << ": " << r.skip_reason);
-      CHECK_MESSAGE(!r.failed, r.point->id << " failed: " << r.skip_reason);
-    }
     CHECK(s.overall.count == 16);
     CHECK(s.overall.skipped == 0);
     CHECK(s.overall.mape_pct <= kScaleMapePct);
@@ -234,26 +241,15 @@ TEST_SUITE("validation") {
   TEST_CASE(
       "Horovod at 64 GPUs: every point simulated, NCCL over TCP within 10 %, guards of 7 Dec") {
     const ValidationFile file = load_validation_file("validation/horovod-64gpu.yaml");
-    RunPredictor predictor(exe(), work_dir("horovod64"));
-    ProtocolOptions options;
-    options.jobs = 2;
-    const ValidationRun run = run_protocol(file, predictor, options);
+    const ValidationRun run = run_every_point(file, "horovod64");
     const RunSummary s = summarize(run);
-    MESSAGE(format_table(file, run, s));
-    for (const AnchorFit& a : run.anchors) {
-      CHECK_MESSAGE(a.fitted, "anchor " << a.id << ": " << a.skip_reason);
-      if (a.fitted) CHECK_MESSAGE(std::abs(a.residual_pct) < 0.1, "anchor " << a.id);
-    }
     int nccl_tcp = 0;
-    for (const PointResult& r : run.points) {
-      CHECK_MESSAGE(r.simulated, r.point->id << ": " << r.skip_reason);
-      CHECK_MESSAGE(!r.failed, r.point->id << " failed: " << r.skip_reason);
+    for (const PointResult& r : run.points)
       if (r.simulated && r.point->id.starts_with("PA-7.hvd-nccl-tcp.")) {
         ++nccl_tcp;
         CHECK_MESSAGE(std::abs(r.error_pct) <= kHorovod64NcclTcpMaxAbsPct,
                       r.point->id << ": " << r.error_pct << "%");
       }
-    }
     CHECK(nccl_tcp == 3);
     CHECK(s.overall.count == 12);
     CHECK(s.overall.skipped == 0);
