@@ -13,6 +13,7 @@
 #include "platforms/cluster_size.hpp"
 #include "platforms/platform.hpp"
 #include "platforms/schema.hpp"
+#include "sim/transport.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -43,6 +44,11 @@ void print_node_type(const platforms::NodeType& t) {
     fmt::print("  nics      {} x {} at {} per direction, nic_of_gpu [{}]\n", t.nic.count,
                t.nic.technology.empty() ? "NIC" : t.nic.technology, bw(t.nic.bandwidth_Bps),
                fmt::join(t.nic_of_gpu, ", "));
+    if (!t.nic.rdma)
+      fmt::print(
+          "            no RDMA (nics.rdma: false): collectives run over TCP/IP, NCCL's socket "
+          "transport at {:.2f} of the NICs' rate\n",
+          sim::kNcclSocketLinkFraction);
   }
   if (t.pcie_switches + t.nvswitches > 0) {
     fmt::print("  switches  {} PCIe, {} NVSwitch\n", t.pcie_switches, t.nvswitches);
@@ -149,6 +155,11 @@ void print_collectives(const platforms::Platform& p) {
       p.partitions.front().name, t.gpu_count, one.compute_capability, one.nvlink ? "yes" : "no",
       one.nvls ? "yes" : "no", p.network.sharp ? "yes" : "no", one.channels);
   print_choice_table(p, counts, false);
+  if (!t.nic.rdma)
+    fmt::print(
+        "(NCCL's estimates at the NICs' line rate, as its tuner sees them; the simulation moves "
+        "the flows between nodes at {:.2f} of it, the socket transport's measured share)\n",
+        sim::kNcclSocketLinkFraction);
   if (!p.network.sharp) return;
   fmt::print(
       "with CollNet enabled (NCCL_COLLNET_ENABLE=1, scenario key allreduce.collnet: true; NCCL "
