@@ -11,15 +11,10 @@ namespace {
 
 constexpr std::array<const char*, 5> kPrefix = {"cpu", "gpu", "pcie", "nvs", "nic"};
 
-bool ends_with(const std::string& text, std::string_view tail) {
-  return text.size() >= tail.size() &&
-         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 }  // namespace
 
 bool nic_is_ethernet(const std::string& technology) {
-  return technology == "ethernet" || ends_with(technology, "gbe") || ends_with(technology, "roce");
+  return technology == "ethernet" || technology.ends_with("gbe") || technology.ends_with("roce");
 }
 
 bool nic_carries_tcp(const std::string& technology) {

@@ -84,7 +84,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
     if (!(spec.tcp.nccl_link_fraction > 0.0 && spec.tcp.nccl_link_fraction <= 1.0))
       throw std::invalid_argument("job '" + spec.name +
                                   "': NCCL's socket share of a link must be in (0, 1]");
-    socket_factor = 1.0 / spec.tcp.nccl_link_fraction;
+    socket_factor = spec.tcp.nccl_flow_factor();
   }
   fidelity = resolve_fidelity(spec.fidelity, ranks);
   const bool varied = variability_of(spec).varied();

@@ -148,8 +148,11 @@ LlmJobPlan plan_llm_job(const Scenario& s, int nodes, int gpus_per_node, std::ve
     spec.dp_flow_factor = std::max(1, sharing);
     r.dp_flow_factor = spec.dp_flow_factor;
   }
-  // NICs without RDMA (the scenario's transport is then tcp): NCCL's socket transport.
-  if (s.allreduce.transport == Transport::kTcp) spec.socket_factor = 1.0 / kNcclSocketLinkFraction;
+  // NICs without RDMA (the scenario's transport is then tcp): NCCL's socket transport, the same
+  // TCP parameters as a data-parallel job's (scenario_runner.cpp set_host_exchange).
+  if (s.allreduce.transport == Transport::kTcp)
+    spec.socket_factor =
+        tcp_params_for(platform.node_type(spec.nodes.front()).nic.technology).nccl_flow_factor();
   const std::vector<models::ChunkStep> steps = models::build_llm_step(llm.model, p);
   std::set<std::string> tiers;
   for (const models::ChunkStep& step : steps) {

@@ -104,6 +104,9 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
   if (s.allreduce.library == Library::kMpiCpu)
     require_cpu_memory_bandwidth(allreduce->required("library"), machine,
                                  "allreduce library mpi_cpu's reduction in host memory");
+  // The transport key where the scenario gives one.
+  const std::optional<common::ConfigNode> transport_key =
+      allreduce && allreduce->is_map() ? allreduce->optional("transport") : std::nullopt;
   // NICs without RDMA carry only TCP/IP: NCCL then runs over its socket transport, MPI and gRPC
   // over TCP (platforms/README.md `nics.rdma`). Without a transport key that is the transport;
   // asking for the native one there is an error.
@@ -111,10 +114,8 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
       std::find_if(machine.node_types.begin(), machine.node_types.end(),
                    [](const platforms::NodeType& t) { return t.nic.count > 0 && !t.nic.rdma; });
   if (no_rdma != machine.node_types.end()) {
-    const std::optional<common::ConfigNode> key =
-        allreduce && allreduce->is_map() ? allreduce->optional("transport") : std::nullopt;
-    if (key && s.allreduce.transport == Transport::kNative)
-      key->fail(
+    if (transport_key && s.allreduce.transport == Transport::kNative)
+      transport_key->fail(
           fmt::format("expected tcp: platform {} node type {} has NICs without RDMA "
                       "(nics.rdma: false), so its collectives run over TCP/IP",
                       machine.name, no_rdma->name));
@@ -122,9 +123,8 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
   }
   if (s.allreduce.transport == Transport::kTcp) {
     // At the transport key, or at the platform when the platform's NICs chose TCP.
-    const std::optional<common::ConfigNode> key =
-        allreduce && allreduce->is_map() ? allreduce->optional("transport") : std::nullopt;
-    const common::ConfigNode at = key ? *key : root.optional("platform").value_or(root);
+    const common::ConfigNode at =
+        transport_key ? *transport_key : root.optional("platform").value_or(root);
     for (const platforms::NodeType& t : machine.node_types) {
       try {
         tcp_params_for(t.nic.technology);

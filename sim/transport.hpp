@@ -27,6 +27,8 @@ struct TcpParams {
   // The fraction of a NIC's rate NCCL's socket transport moves through it (its all-reduce bus
   // bandwidth over the link's rate, kNcclSocketLinkFraction); 1 = the link's full rate.
   double nccl_link_fraction = 1.0;
+  // What an NCCL flow between nodes carries per payload byte: 1 / nccl_link_fraction.
+  double nccl_flow_factor() const { return 1.0 / nccl_link_fraction; }
   // The most one stream moves: 1 / host_s_per_byte (infinity when free).
   double stream_rate_Bps() const;
 };
