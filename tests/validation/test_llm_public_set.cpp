@@ -6,8 +6,10 @@
 // (Megatron-LM 2021's fp16 all-reduce after backward, NeMo's TP overlap and bf16 gradients,
 // TorchTitan's op- and layer-level checkpointing, FP8 operand casts, unfused attention's dropout):
 // MAPE 7.22 % over 38 points, max +16.26 % (NA-T1.76p1b; validation/README.md "LLM points", the
-// five worst explained). It was MAPE 10.60 %, max +24.38 % before. Lower the guards as the model
-// improves, never raise them to pass; a point that stops being simulated fails the test.
+// five worst explained). It was MAPE 10.60 %, max +24.38 % before. 7 Dec 2026: MegaScale's
+// Megatron-LM baseline runs Megatron's defaults (fp32 gradient reduction with bf16, no DP overlap):
+// MAPE 6.88 %, max unchanged. Lower the guards as the model improves, never raise them to pass; a
+// point that stops being simulated fails the test.
 
 #include <doctest/doctest.h>
 
@@ -24,7 +26,7 @@ using namespace scalecast::validation;
 
 namespace {
 
-constexpr double kLlmMapePct = 7.3;
+constexpr double kLlmMapePct = 6.9;
 constexpr double kLlmMaxAbsPct = 16.3;
 
 }  // namespace
