@@ -9,9 +9,10 @@
 // worker's GPU and the task's host on the platform's routes (capped at the TCP stream rate with
 // transport tcp), so a task's NIC carries all remote workers' traffic. Each process (task or
 // worker) then takes every received tensor out of gRPC on its one polling thread
-// (ps.receive_Bps, kTfGrpcReceiveBps): a task's pushes one after the other, a worker's pulls
-// likewise. A worker on the GPU that holds the task's variables moves nothing over a route, but
-// it and the task are two processes, so its tensors still pass the receiving thread.
+// (ps.receive_Bps, kTfGrpcReceiveBps; ps.receive_large_Bps for tensors from 128 MB): a task's
+// pushes one after the other, a worker's pulls likewise. A worker on the GPU that holds the task's
+// variables moves nothing over a route, but it and the task are two processes, so its tensors still
+// pass the receiving thread.
 
 #include <algorithm>
 #include <cmath>
@@ -184,7 +185,7 @@ void Job::State::ps_server_main(int rank, int task) {
 }
 
 void Job::State::ps_receive(const sg4::MutexPtr& thread, double bytes) {
-  const double s = ps_receive_s(bytes, 1, spec.ps.receive_Bps);
+  const double s = ps_receive_s(bytes, 1, spec.ps.receive_Bps, spec.ps.receive_large_Bps);
   if (s <= 0.0) return;
   std::unique_lock lock(*thread);
   sg4::this_actor::sleep_for(s);

@@ -68,10 +68,20 @@ double ps_update_s(double bytes, double memory_Bps, PsMode mode, int workers) {
   return passes * kUpdateTrafficPerByte * bytes / memory_Bps;
 }
 
-double ps_receive_s(double bytes, int messages, double receive_Bps) {
-  if (receive_Bps < 0.0)
-    throw std::invalid_argument("parameter servers: the gRPC receive rate must be >= 0");
-  return receive_Bps > 0.0 ? messages * bytes / receive_Bps : 0.0;
+double grpc_receive_rate(double bytes, double small_Bps, double large_Bps) {
+  if (small_Bps < 0.0 || large_Bps < 0.0)
+    throw std::invalid_argument("parameter servers: the gRPC receive rates must be >= 0");
+  if (small_Bps == 0.0) return 0.0;  // gRPC free: the switch ParameterServerConfig documents
+  if (bytes <= kTfGrpcSmallTensorBytes) return small_Bps;
+  if (bytes >= kTfGrpcLargeTensorBytes || large_Bps == 0.0) return large_Bps;
+  const double f =
+      (bytes - kTfGrpcSmallTensorBytes) / (kTfGrpcLargeTensorBytes - kTfGrpcSmallTensorBytes);
+  return small_Bps + f * (large_Bps - small_Bps);
+}
+
+double ps_receive_s(double bytes, int messages, double small_Bps, double large_Bps) {
+  const double rate = grpc_receive_rate(bytes, small_Bps, large_Bps);
+  return rate > 0.0 ? messages * bytes / rate : 0.0;
 }
 
 }  // namespace scalecast::sim

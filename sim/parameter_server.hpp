@@ -53,10 +53,22 @@ std::optional<PsSharding> parse_ps_sharding(std::string_view text);
 // threadpool") [TF-grpc_worker_cache], so a parameter-server task takes all workers' pushes one
 // after the other, and a worker all tasks' pulls. The same measurements found the rate falling
 // further for larger tensors (520-569 MB/s at 128 MB, "below 100 MB/s for larger messages": gRPC's
-// slice buffer handed slices out one at a time) [TF-issue6256] [gRPC-issue8975]; that degradation
-// is not modelled (its shape beyond 128 MB is not measured), so for tensors of 128 MB and more this
-// rate is an upper bound.
+// slice buffer handed slices out one at a time) [TF-issue6256] [gRPC-issue8975]: see the rate
+// for large tensors below.
 inline constexpr double kTfGrpcReceiveBps = 0.9e9;
+
+// The same receive path for one large tensor: 0.545 GB/s, the mean of the two rates measured for
+// 128 MB messages worker to worker (benchmark_grpc_recv.py --data_mb=128: "Distributed rate:
+// 569.27 MB/s"; "hits 520 MB/second for the same message size") [TF-issue6256]. The source says
+// the rate keeps falling for larger messages ("degrading below 100 MB/second"; gRPC's incoming byte
+// stream hands a message's slices out one at a time [gRPC-issue8975]) but gives no size for that,
+// so the 128 MB rate is used for every larger tensor, an upper bound for VGG-16's 411 MB fc6.
+// Between kTfGrpcSmallTensorBytes (the 100 MB tensors kTfGrpcReceiveBps was profiled with) and
+// kTfGrpcLargeTensorBytes the rate is interpolated linearly in the size [assumption: no point
+// between the two is measured].
+inline constexpr double kTfGrpcReceiveLargeBps = (569.27e6 + 520e6) / 2.0;
+inline constexpr double kTfGrpcSmallTensorBytes = 100e6;
+inline constexpr double kTfGrpcLargeTensorBytes = 128e6;
 
 struct ParameterServerConfig {
   int tasks = 0;  // 0: no parameter servers (collective data parallelism)
@@ -65,8 +77,12 @@ struct ParameterServerConfig {
   PsVariables variables = PsVariables::kCpu;
   PsSharding sharding = PsSharding::kRoundRobin;
   // Rate at which each process (task or worker) takes received tensors out of gRPC, one tensor
-  // at a time (see kTfGrpcReceiveBps); 0: free (no gRPC cost).
+  // at a time (see kTfGrpcReceiveBps), for tensors up to kTfGrpcSmallTensorBytes; 0: free (no
+  // gRPC cost at any size).
   double receive_Bps = kTfGrpcReceiveBps;
+  // The rate for tensors of kTfGrpcLargeTensorBytes and more (kTfGrpcReceiveLargeBps),
+  // interpolated in between; 0: free.
+  double receive_large_Bps = kTfGrpcReceiveLargeBps;
 };
 
 // Bytes of memory traffic per byte of variable: an update reads the variable and the gradient
@@ -91,8 +107,15 @@ std::vector<int> ps_shards(const StepProgram& program, int tasks, PsSharding sha
 // worker's gradient; synchronous, `workers` accumulations plus the update.
 double ps_update_s(double bytes, double memory_Bps, PsMode mode, int workers);
 
+// The rate at which one process takes a received tensor of `bytes` out of gRPC: `small_Bps` up
+// to kTfGrpcSmallTensorBytes, `large_Bps` from kTfGrpcLargeTensorBytes, linear in the size in
+// between. 0 (free) when `small_Bps` is 0 (gRPC off), and for tensors above 100 MB when
+// `large_Bps` is 0.
+double grpc_receive_rate(double bytes, double small_Bps, double large_Bps);
+
 // Time one process's gRPC thread needs to take `messages` received tensors of `bytes` each out
-// of gRPC at `receive_Bps` (0: free), one after the other.
-double ps_receive_s(double bytes, int messages, double receive_Bps);
+// of gRPC (grpc_receive_rate; 0: free), one after the other.
+double ps_receive_s(double bytes, int messages, double small_Bps,
+                    double large_Bps = kTfGrpcReceiveLargeBps);
 
 }  // namespace scalecast::sim

@@ -50,8 +50,11 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
                                 "required with strategy parameter_server: a map with tasks "
                                 "(and placement, mode, variables), e.g. {tasks: 4}");
     if (!block->is_map())
-      block->fail("expected a map with tasks, placement, mode, variables, sharding, receive_rate");
-    block->check_keys({"tasks", "placement", "mode", "variables", "sharding", "receive_rate"});
+      block->fail(
+          "expected a map with tasks, placement, mode, variables, sharding, receive_rate, "
+          "receive_rate_large");
+    block->check_keys({"tasks", "placement", "mode", "variables", "sharding", "receive_rate",
+                       "receive_rate_large"});
     ParameterServerConfig& ps = s.parameter_server;
     const common::ConfigNode tasks = block->required("tasks");
     ps.tasks = tasks.as_int_field(1, 1'000'000);
@@ -63,14 +66,23 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
       ps.variables = choice<PsVariables>(*v, parse_ps_variables, "cpu, gpu");
     if (auto v = block->optional("sharding"))
       ps.sharding = choice<PsSharding>(*v, parse_ps_sharding, "round_robin, greedy");
-    // Each process's gRPC receive rate (parameter_server.hpp, kTfGrpcReceiveBps); 0 = free.
-    if (auto v = block->optional("receive_rate")) {
-      ps.receive_Bps = v->as_quantity_in(common::Quantity::kBandwidth, 0.0, kMaxReceiveRate_Bps);
+    // Each process's gRPC receive rate (parameter_server.hpp, kTfGrpcReceiveBps), and the rate
+    // for tensors of 128 MB and more (kTfGrpcReceiveLargeBps); 0 = free. Given alone,
+    // receive_rate also caps the large-tensor rate, so a faster gRPC is not slowed down by the
+    // default large-tensor rate and 0 makes every tensor free.
+    const auto rate = [](const common::ConfigNode& v) {
+      const double r = v.as_quantity_in(common::Quantity::kBandwidth, 0.0, kMaxReceiveRate_Bps);
       // 0 = free; a rate below 1 kB/s takes hours per megabyte, and a denormal one made
       // SimGrid abort on an infinite sleep.
-      if (ps.receive_Bps > 0.0 && ps.receive_Bps < kMinReceiveRate_Bps)
-        v->fail("expected 0 (free) or at least 1 kB/s, got \"" + v->as_string() + "\"");
+      if (r > 0.0 && r < kMinReceiveRate_Bps)
+        v.fail("expected 0 (free) or at least 1 kB/s, got \"" + v.as_string() + "\"");
+      return r;
+    };
+    if (auto v = block->optional("receive_rate")) {
+      ps.receive_Bps = rate(*v);
+      ps.receive_large_Bps = std::min(ps.receive_Bps, kTfGrpcReceiveLargeBps);
     }
+    if (auto v = block->optional("receive_rate_large")) ps.receive_large_Bps = rate(*v);
     // Colocated tasks run one per job node; CPU tasks on nodes of their own beside the job's.
     for (std::size_t i = 0; i < s.nodes.size(); ++i) {
       const int n = s.nodes[i];
