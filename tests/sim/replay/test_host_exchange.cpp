@@ -412,33 +412,30 @@ TEST_SUITE("unit") {
     CHECK(s.parameter_server.variables == PsVariables::kGpu);
     CHECK(s.allreduce.transport == Transport::kTcp);
     CHECK(s.parameter_server.receive_Bps == kTfGrpcReceiveBps);
-    const Scenario r =
-        load_scenario_text(std::string(kPsBase) +
-                               "strategy: parameter_server\n"
-                               "parameter_server: {tasks: 2, receive_rate: 0.5GBps}\n",
-                           "in.yaml");
-    CHECK(r.parameter_server.receive_Bps == doctest::Approx(0.5e9));
+    // The parameter_server block of a scenario, given the keys after `tasks: 2`.
+    const auto ps_block = [](const std::string& keys) {
+      return load_scenario_text(std::string(kPsBase) +
+                                    "strategy: parameter_server\n"
+                                    "parameter_server: {tasks: 2" +
+                                    keys + "}\n",
+                                "in.yaml")
+          .parameter_server;
+    };
+    const ParameterServerConfig r = ps_block(", receive_rate: 0.5GBps");
+    CHECK(r.receive_Bps == doctest::Approx(0.5e9));
     // receive_rate alone caps the large-tensor rate too; receive_rate_large sets it.
-    CHECK(r.parameter_server.receive_large_Bps == doctest::Approx(0.5e9));
+    CHECK(r.receive_large_Bps == doctest::Approx(0.5e9));
     CHECK(s.parameter_server.receive_large_Bps == kTfGrpcReceiveLargeBps);
-    const Scenario fast =
-        load_scenario_text(std::string(kPsBase) +
-                               "strategy: parameter_server\n"
-                               "parameter_server: {tasks: 2, receive_rate: 2GBps}\n",
-                           "in.yaml");
-    CHECK(fast.parameter_server.receive_large_Bps == kTfGrpcReceiveLargeBps);
-    const Scenario large = load_scenario_text(
-        std::string(kPsBase) +
-            "strategy: parameter_server\n"
-            "parameter_server: {tasks: 2, receive_rate: 2GBps, receive_rate_large: 1GBps}\n",
-        "in.yaml");
-    CHECK(large.parameter_server.receive_Bps == doctest::Approx(2e9));
-    CHECK(large.parameter_server.receive_large_Bps == doctest::Approx(1e9));
+    CHECK(ps_block(", receive_rate: 2GBps").receive_large_Bps == kTfGrpcReceiveLargeBps);
+    const ParameterServerConfig large =
+        ps_block(", receive_rate: 2GBps, receive_rate_large: 1GBps");
+    CHECK(large.receive_Bps == doctest::Approx(2e9));
+    CHECK(large.receive_large_Bps == doctest::Approx(1e9));
     CHECK(error_of(std::string(kPsBase) + "strategy: parameter_server\nparameter_server: {tasks: "
                                           "2, receive_rate_large: -1GBps}\n") ==
           "in.yaml:6:50: error: parameter_server.receive_rate_large: expected a non-negative "
           "bandwidth, got \"-1GBps\"");
-    CHECK(r.parameter_server.sharding == PsSharding::kRoundRobin);  // TensorFlow's default
+    CHECK(r.sharding == PsSharding::kRoundRobin);  // TensorFlow's default
     CHECK(error_of(std::string(kPsBase) +
                    "strategy: parameter_server\nparameter_server: {tasks: 2, sharding: size}\n") ==
           "in.yaml:6:40: error: parameter_server.sharding: expected one of round_robin, greedy, "
@@ -452,13 +449,9 @@ TEST_SUITE("unit") {
                                           "2, receive_rate: 1e-310Bps}\n") ==
           "in.yaml:6:44: error: parameter_server.receive_rate: expected 0 (free) or at least 1 "
           "kB/s, got \"1e-310Bps\"");
-    const Scenario free_grpc =
-        load_scenario_text(std::string(kPsBase) +
-                               "strategy: parameter_server\n"
-                               "parameter_server: {tasks: 2, receive_rate: 0GBps}\n",
-                           "in.yaml");
-    CHECK(free_grpc.parameter_server.receive_Bps == 0.0);
-    CHECK(free_grpc.parameter_server.receive_large_Bps == 0.0);
+    const ParameterServerConfig free_grpc = ps_block(", receive_rate: 0GBps");
+    CHECK(free_grpc.receive_Bps == 0.0);
+    CHECK(free_grpc.receive_large_Bps == 0.0);
     CHECK(error_of(std::string(kPsBase) + "strategy: parameter_server\n") ==
           "in.yaml:5:11: error: parameter_server: required with strategy parameter_server: a "
           "map with tasks (and placement, mode, variables), e.g. {tasks: 4}");
