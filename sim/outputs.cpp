@@ -64,6 +64,18 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
   j["algorithm"] = std::string(to_string(r.algorithm));
   // Over TCP only (the platform's NICs without RDMA, or asked for): absent, the native links.
   if (scenario.allreduce.transport == Transport::kTcp) j["transport"] = "tcp";
+  // Parameter servers only (absent otherwise, so other summaries keep their bytes): what the
+  // run assumed, gRPC's receive rates included (0 = free).
+  if (scenario.parameter_server.tasks > 0) {
+    const ParameterServerConfig& ps = scenario.parameter_server;
+    j["parameter_server"] = {{"tasks", ps.tasks},
+                             {"placement", std::string(to_string(ps.placement))},
+                             {"mode", std::string(to_string(ps.mode))},
+                             {"variables", std::string(to_string(ps.variables))},
+                             {"sharding", std::string(to_string(ps.sharding))},
+                             {"receive_rate_Bps", ps.receive_Bps},
+                             {"receive_rate_large_Bps", ps.receive_large_Bps}};
+  }
   j["fidelity"] = std::string(to_string(r.fidelity));
   if (!r.op_tiers.empty()) {
     // What priced the ops: per tier the ops of one iteration and their summed time, and the

@@ -277,6 +277,26 @@ TEST_SUITE("unit") {
     CHECK(point_json(s, r)["transport"] == "tcp");
   }
 
+  // A parameter-server run says what it assumed, gRPC's receive rates included; others do not.
+  TEST_CASE("summary.json describes the parameter servers of a parameter-server run") {
+    const JobResult r = one_gpu_step([](std::size_t) { return "exact"; }, 1);
+    Scenario s = load_scenario_text(kScenario, "t.yaml");
+    CHECK_FALSE(point_json(s, r).contains("parameter_server"));
+    s.strategy = "parameter_server";
+    s.parameter_server.tasks = 4;
+    s.parameter_server.placement = PsPlacement::kCpu;
+    s.parameter_server.sharding = PsSharding::kGreedy;
+    s.parameter_server.receive_large_Bps = 0.0;
+    const auto ps = point_json(s, r)["parameter_server"];
+    CHECK(ps["tasks"] == 4);
+    CHECK(ps["placement"] == "cpu");
+    CHECK(ps["mode"] == "sync");
+    CHECK(ps["variables"] == "cpu");
+    CHECK(ps["sharding"] == "greedy");
+    CHECK(ps["receive_rate_Bps"].get<double>() == kTfGrpcReceiveBps);
+    CHECK(ps["receive_rate_large_Bps"].get<double>() == 0.0);
+  }
+
   // With gradient accumulation the op standing for micro-batches 1..K-1 repeats the step's ops:
   // it is no tier of its own, so the shares stay those of one micro-batch.
   TEST_CASE("op_costs with gradient accumulation counts one micro-batch's ops") {
