@@ -73,8 +73,8 @@ void Job::State::setup_ps(const SimulatedPlatform& platform) {
     t.memory = sg4::Mutex::create();
     t.receiver = sg4::Mutex::create();
   }
-  if (spec.ps.receive_Bps < 0.0)
-    throw std::invalid_argument("job '" + spec.name + "': the gRPC receive rate must be >= 0");
+  if (spec.ps.receive_Bps < 0.0 || spec.ps.receive_large_Bps < 0.0)
+    throw std::invalid_argument("job '" + spec.name + "': the gRPC receive rates must be >= 0");
   for (int g = 0; g < static_cast<int>(shard.size()); ++g) {
     ps[shard[g]].grads.push_back(g);
     ps[shard[g]].bytes += spec.program.gradients[g].bytes;

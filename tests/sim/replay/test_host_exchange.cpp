@@ -181,6 +181,16 @@ TEST_SUITE("unit") {
     CHECK(job.result().iteration_time_s == doctest::Approx(expected).epsilon(1e-6));
   }
 
+  TEST_CASE("parameter server: a job with a negative gRPC receive rate is refused up front") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(3));
+    JobSpec small = ps_job(PsMode::kSync), large = ps_job(PsMode::kSync);
+    small.ps.receive_Bps = -1.0;
+    large.ps.receive_large_Bps = -1.0;
+    CHECK_THROWS_AS(Job(platform, small), std::invalid_argument);
+    CHECK_THROWS_AS(Job(platform, large), std::invalid_argument);
+  }
+
   TEST_CASE("parameter server: a worker on the task's GPU moves nothing but still crosses gRPC") {
     auto engine = create_engine({NetworkMode::kIdeal});
     TestPlatform platform(platform_spec(1));
