@@ -127,7 +127,12 @@ TrainingAmount training_amount(const ConvergenceTable& t, double b, bool extrapo
     } else {
       const ConvergenceRow& p = t.rows[n - 2];
       const ConvergenceRow& q = t.rows[n - 1];
-      v = q.value + (q.value - p.value) / (q.global_batch - p.global_batch) * (b - q.global_batch);
+      // The amount of training to a target never falls as the batch grows (Shallue et al.,
+      // JMLR 2019: steps to a result fall at most in proportion to the batch, so samples and
+      // epochs stay or rise), so a table whose last two rows fall holds its last value instead
+      // of following them down, below zero eventually.
+      const double slope = (q.value - p.value) / (q.global_batch - p.global_batch);
+      v = q.value + std::max(0.0, slope) * (b - q.global_batch);
     }
   } else {
     auto hi =

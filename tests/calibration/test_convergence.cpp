@@ -127,6 +127,27 @@ TEST_SUITE("unit") {
     CHECK(below.epochs == 35.0);
   }
 
+  TEST_CASE("convergence: above a table whose last rows fall the amount holds, never negative") {
+    namespace fs = std::filesystem;
+    const fs::path path = fs::temp_directory_path() / "scalecast_convergence_falling.yaml";
+    {
+      std::ofstream f(path);
+      f << "format: scalecast-convergence-1\ntables:\n  - name: t\n    models: [m]\n"
+           "    unit: epochs\n    dataset: d\n    dataset_samples: 100\n    target: x\n"
+           "    source: s\n    rows:\n      - {global_batch: 100, value: 100, source: a}\n"
+           "      - {global_batch: 200, value: 1, source: a}\n";
+    }
+    const ConvergenceData d = load_convergence(path.string());
+    fs::remove(path);
+    const ConvergenceTable* t = d.find("t");
+    REQUIRE(t != nullptr);
+    // The line through (100, 100) and (200, 1) would give -1,700 epochs at batch 1,920.
+    const TrainingAmount a = training_amount(*t, 1920, true);
+    CHECK(a.extrapolated);
+    CHECK(a.epochs == 1.0);
+    CHECK(a.samples == 100.0);
+  }
+
   TEST_CASE("convergence: a malformed table is an error at its key") {
     const std::string head =
         "format: scalecast-convergence-1\ntables:\n  - name: t\n"
