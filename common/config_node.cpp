@@ -67,7 +67,9 @@ ConfigNode ConfigNode::load_file(const std::string& path, const std::string& dis
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);
-  check_utf8(text, name);  // outputs are UTF-8: refuse other bytes here, with their place
+  // Outputs are UTF-8, and YAML has no place for most control bytes: refuse both here, with
+  // their place.
+  check_yaml_characters(text, name);
   YAML::Node root;
   try {
     root = YAML::Load(text);

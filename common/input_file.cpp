@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 #include <cerrno>
 #include <cstring>
@@ -89,9 +91,10 @@ std::size_t find_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-void check_utf8(std::string_view text, const std::string& name) {
-  const std::size_t bad = find_invalid_utf8(text);
-  if (bad == std::string_view::npos) return;
+namespace {
+
+// Line and column (characters, 1-based) of byte `bad` of `text`.
+std::pair<int, int> place_of(std::string_view text, std::size_t bad) {
   int line = 1, col = 1;
   for (std::size_t i = 0; i < bad; ++i) {
     if (text[i] == '\n') {
@@ -101,9 +104,35 @@ void check_utf8(std::string_view text, const std::string& name) {
       ++col;  // count characters, not continuation bytes
     }
   }
+  return {line, col};
+}
+
+}  // namespace
+
+void check_utf8(std::string_view text, const std::string& name) {
+  const std::size_t bad = find_invalid_utf8(text);
+  if (bad == std::string_view::npos) return;
+  const auto [line, col] = place_of(text, bad);
   throw ConfigError(name, line, col, "",
                     fmt::format("invalid UTF-8 (byte 0x{:02X}); save the file as UTF-8",
                                 static_cast<unsigned char>(text[bad])));
+}
+
+void check_yaml_characters(std::string_view text, const std::string& name) {
+  check_utf8(text, name);
+  // YAML 1.2 (section 5.1, c-printable) allows tab, line feed and carriage return of the C0
+  // controls, and not DEL: yaml-cpp reads the others as something else (a NUL became "unknown
+  // escape character"), so they are refused here, where their place is known.
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      const auto [line, col] = place_of(text, i);
+      throw ConfigError(name, line, col, "",
+                        fmt::format("control character (byte 0x{:02X}) is not allowed in YAML; "
+                                    "remove it or write it as an escape inside a quoted string",
+                                    c));
+    }
+  }
 }
 
 std::string csv_field(std::string_view text) {

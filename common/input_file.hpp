@@ -23,6 +23,9 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes,
 
 // Throws ConfigError(name, line, column) at the first byte sequence that is not UTF-8.
 void check_utf8(std::string_view text, const std::string& name);
+// check_utf8, and ConfigError at the first control character YAML does not allow (C0 controls
+// other than tab, line feed and carriage return; DEL).
+void check_yaml_characters(std::string_view text, const std::string& name);
 // The offset of the first invalid UTF-8 sequence, or std::string_view::npos.
 std::size_t find_invalid_utf8(std::string_view text);
 

@@ -77,6 +77,24 @@ TEST_SUITE("unit") {
     CHECK(find_invalid_utf8("plain") == std::string_view::npos);
   }
 
+  TEST_CASE("a control character YAML does not allow is located, not misread") {
+    using scalecast::common::ConfigNode;
+    // A NUL used to reach yaml-cpp, which said "unknown escape character: y".
+    CHECK(error_of([] {
+            ConfigNode::load_string(std::string("name: x\0y\nplatform: summit\n", 25), "s.yaml");
+          }) ==
+          "s.yaml:1:8: error: control character (byte 0x00) is not allowed in YAML; remove it or "
+          "write it as an escape inside a quoted string");
+    CHECK(error_of([] {
+            ConfigNode::load_string("a: 1\nb: \x1b[0m\n", "s.yaml");
+          }).find("s.yaml:2:4: error: control character (byte 0x1B)") == 0);
+    CHECK(error_of([] { ConfigNode::load_string("a: 1\x7f\n", "s.yaml"); }).find("(byte 0x7F)") !=
+          std::string::npos);
+    // Tab, carriage return and line feed are YAML's own; an escape in a quoted string is text.
+    CHECK(error_of([] { ConfigNode::load_string("a: \"x\ty\"\r\nb: \"\\x1b\"\n", "s.yaml"); }) ==
+          "<no error>");
+  }
+
   TEST_CASE("CSV fields are quoted per RFC 4180 only when needed") {
     CHECK(csv_field("conv1") == "conv1");
     CHECK(csv_field("a,b") == "\"a,b\"");
