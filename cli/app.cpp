@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "cli/commands.hpp"
 #include "cli/run_guard.hpp"
@@ -50,6 +52,14 @@ int run_main(int argc, char** argv) {
                              ? common::Verbosity::kVerbose
                              : (quiet ? common::Verbosity::kQuiet : common::Verbosity::kNormal));
     const int rc = action ? action() : kExitUsage;
+    // Tables and reports go to stdout: one that could not be written (a full disk, a closed
+    // pipe) is a failed run, not a silent success.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      const int err = errno;
+      std::fprintf(stderr, "scalecast: error: cannot write the standard output%s%s\n",
+                   err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
+      return kExitFailure;
+    }
     if (!interrupted()) return rc;
     std::fprintf(stderr, "scalecast: interrupted; finished results are kept\n");
     return kExitInterrupted;

@@ -330,7 +330,8 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"tiny", "full"}))
       ->capture_default_str();
   sub->add_option("-o,--out", opts->out, "Database file to write (resumed if it exists)")
-      ->required();
+      ->required()
+      ->check(kNonEmpty);
   sub->add_option("--device-key", opts->device_key,
                   "Catalog key to record the device under (default: the backend's guess)");
   sub->add_option("--min-sample-time", opts->min_sample_s,

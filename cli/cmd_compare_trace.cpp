@@ -94,7 +94,7 @@ void add_compare_trace_command(CLI::App& app, Action& action) {
                   "Device (pid) of the measured trace to compare; default: the busiest");
   sub->add_option("--warmup", opts->warmup,
                   "Iterations skipped at the start (default: 1 when there are 3 or more)");
-  sub->add_option("--json", opts->json_out, "Also write the comparison as JSON");
+  sub->add_option("--json", opts->json_out, "Also write the comparison as JSON")->check(kNonEmpty);
   sub->callback([opts, &action] { action = [opts]() -> int { return run_compare(*opts); }; });
 }
 

@@ -178,7 +178,8 @@ void add_run_command(CLI::App& app, Action& action) {
       ->take_all();
   sub->add_option("-o,--out", opts->out_dir,
                   "Write summary.json, iterations.csv, ops.csv, trace.json and the resolved "
-                  "scenario to this folder");
+                  "scenario to this folder")
+      ->check(kNonEmpty);
   sub->add_option("-j,--jobs", opts->jobs,
                   "Processes to run in parallel when the scenario lists several node counts "
                   "(default: number of cores)")

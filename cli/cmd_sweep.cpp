@@ -286,13 +286,15 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "sweep", "Run a scenario over node counts or other axes; one process per point, merged CSV");
   sub->add_option("scenario", opts->scenario, "Scenario YAML file")->check(CLI::ExistingFile);
   sub->add_option("--nodes", opts->nodes,
-                  "Node counts: a list '1,2,4' or a doubling range '1..4608'");
+                  "Node counts: a list '1,2,4' or a doubling range '1..4608'")
+      ->check(kNonEmpty);
   sub->add_option("--axis", opts->axes,
                   "Another axis, KEY=V1,V2,... (e.g. allreduce.algorithm=ring,tree)")
       ->take_all();
   sub->add_option("--set", opts->overrides, "Override a scenario key for every point")->take_all();
   sub->add_option("-o,--out", opts->out_dir,
                   "Output folder for points, per-point results and sweep.csv")
+      ->check(kNonEmpty)
       ->capture_default_str();
   sub->add_option("-j,--jobs", opts->jobs, "Points to run in parallel (default: number of cores)")
       ->check(CLI::Range(0, 4096));

@@ -17,6 +17,14 @@ inline constexpr int kExitInputError = 1;  // bad input file or option value (Co
 inline constexpr int kExitUsage = 2;       // command-line syntax (CLI11)
 inline constexpr int kExitFailure = 4;     // anything else went wrong (3 is not used)
 
+// An option given an empty value ("-o ''", "--nodes ''") is a command-line error, not the
+// option left out: the user asked for something and would otherwise silently get the default.
+inline const CLI::Validator kNonEmpty(
+    [](const std::string& value) {
+      return value.empty() ? std::string("must not be empty") : std::string();
+    },
+    "NONEMPTY", "NonEmpty");
+
 // What the chosen subcommand does; set by its parse callback, run by main() after logging is set
 // up. Returns the exit code.
 using Action = std::function<int()>;

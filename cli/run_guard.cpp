@@ -65,7 +65,10 @@ OutputLock::OutputLock(const std::string& target, Kind kind, const std::string& 
                                 target +
                                     ": is a file, not a folder; give a folder for the results "
                                     "(created if missing)");
-    std::filesystem::create_directories(target);
+    std::filesystem::create_directories(target, ec);
+    if (ec)
+      throw common::ConfigError(
+          option, 0, 0, "", fmt::format("{}: cannot create the folder: {}", target, ec.message()));
     path_ = target + "/.lock";
   } else {
     path_ = target + ".lock";

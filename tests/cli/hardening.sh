@@ -327,6 +327,26 @@ calibrate_blocks)
     fail "summary: $(cat "$D/out.txt")"
   grep -q 'op: pooling, pass: "bwd_data".*r: 56, s: 56' "$D/cal.yaml" || fail "no global-pool backward row"
   ;;
+output_paths)
+  # An empty option value used to mean "not given" (run -o '' wrote nothing, sweep --nodes ''
+  # ran the scenario's own nodes); an --out under a file was exit 4 with a bare filesystem error;
+  # a table that could not be written to stdout was exit 0 (found 7 Dec).
+  expect 2 "^--out: must not be empty" "$exe" run "$scen" "${quick[@]}" -o ''
+  expect 2 "^--nodes: must not be empty" "$exe" sweep "$scen" --nodes '' --out "$D/sw"
+  [[ ! -e $D/sw ]] || fail "a sweep folder was created"
+  touch "$D/file"
+  expect 1 "^--out: error: $D/file/sub: cannot create the folder: Not a directory$" \
+    "$exe" run "$scen" "${quick[@]}" --out "$D/file/sub"
+  expect 1 "^--out: error: $D/file/sub: cannot create the folder: Not a directory$" \
+    "$exe" sweep "$scen" --nodes 1 --out "$D/file/sub"
+  if [[ -w /dev/full ]]; then
+    "$exe" -q run "$scen" "${quick[@]}" >/dev/full 2>"$D/err.txt"
+    rc=$?
+    [[ $rc -eq 4 ]] || fail "stdout on a full device: exit $rc, expected 4"
+    grep -q "^scalecast: error: cannot write the standard output: No space left on device" \
+      "$D/err.txt" || fail "no message for the failed stdout: $(cat "$D/err.txt")"
+  fi
+  ;;
 *)
   fail "unknown case"
   ;;
