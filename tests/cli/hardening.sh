@@ -347,6 +347,22 @@ output_paths)
       "$D/err.txt" || fail "no message for the failed stdout: $(cat "$D/err.txt")"
   fi
   ;;
+point_files)
+  # Each point of a multi-point run keeps its own results next to its files as soon as it
+  # finishes (an interrupt used to lose every finished point's numbers: summary.json is written
+  # at the end); they are the numbers summary.json reports.
+  "$exe" -q run "$scen" "${quick[@]}" --out "$D/out" >/dev/null || fail "run"
+  python3 - "$D/out" <<'PY' || fail "point.json does not match summary.json"
+import json, sys
+out = sys.argv[1]
+summary = json.load(open(out + "/summary.json"))
+assert len(summary["points"]) == 2, summary["points"]
+for p in summary["points"]:
+    own = json.load(open(f"{out}/nodes-{p['nodes']}/point.json"))
+    assert own["throughput_samples_per_s"] == p["throughput_samples_per_s"], (own, p)
+    assert own["iteration_time_s"] == p["iteration_time_s"], (own, p)
+PY
+  ;;
 *)
   fail "unknown case"
   ;;
