@@ -86,6 +86,8 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
                                   "': NCCL's socket share of a link must be in (0, 1]");
     socket_factor = spec.tcp.nccl_flow_factor();
   }
+  if (spec.allreduce.library == Library::kMpi && spec.allreduce.transport == Transport::kTcp)
+    mpi_stream_Bps = spec.tcp.stream_rate_Bps();
   fidelity = resolve_fidelity(spec.fidelity, ranks);
   const bool varied = variability_of(spec).varied();
   heterogeneous = !spec.node_program.empty();

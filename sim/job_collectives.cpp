@@ -19,9 +19,17 @@ namespace {
 
 int payload_token;  // mailbox payloads carry no data; only their simulated size matters
 
-void transfer(sg4::Mailbox* to, sg4::Mailbox* from, double put_bytes, bool do_get) {
-  sg4::CommPtr put =
-      to ? to->put_async(&payload_token, static_cast<std::uint64_t>(put_bytes)) : nullptr;
+// `rate`: the most the put moves per second (a TCP stream's cap); infinity: the links decide.
+void transfer(sg4::Mailbox* to, sg4::Mailbox* from, double put_bytes, bool do_get,
+              double rate = std::numeric_limits<double>::infinity()) {
+  sg4::CommPtr put = nullptr;
+  if (to && std::isfinite(rate)) {
+    put = to->put_init(&payload_token, static_cast<std::uint64_t>(put_bytes));
+    put->set_rate(rate);
+    put->start();
+  } else if (to) {
+    put = to->put_async(&payload_token, static_cast<std::uint64_t>(put_bytes));
+  }
   void* got = nullptr;
   sg4::CommPtr get = do_get ? from->get_async<void>(&got) : nullptr;
   if (put) wait_started(put);
@@ -76,12 +84,12 @@ void Job::State::measure_edges() {
 
 void Job::State::ring_phase(sg4::Mailbox* to, sg4::Mailbox* from, int steps, double step_bytes,
                             const EdgeStats& edges, LinkClass cls, double multiplicity,
-                            double flow_factor) {
+                            double flow_factor, double rate) {
   if (steps <= 0) return;
   if (fidelity == Fidelity::kFlow) {
-    for (int s = 0; s < steps; ++s) transfer(to, from, step_bytes * flow_factor, true);
+    for (int s = 0; s < steps; ++s) transfer(to, from, step_bytes * flow_factor, true, rate);
   } else {
-    transfer(to, from, step_bytes * steps * flow_factor, true);
+    transfer(to, from, step_bytes * steps * flow_factor, true, rate);
     sg4::this_actor::sleep_for((steps - 1) * edges.alpha_max_s);
   }
   recorder.add_bytes(cls, step_bytes * steps, multiplicity);
@@ -101,7 +109,8 @@ void Job::State::intra_phase(int rank, int steps, double step_bytes, int& intra_
 
 void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes,
                                  const std::vector<int>& members, int pos, double bytes,
-                                 const EdgeStats& edges, LinkClass cls, bool members_are_ranks) {
+                                 const EdgeStats& edges, LinkClass cls, bool members_are_ranks,
+                                 int streams) {
   const int n = static_cast<int>(members.size());
   if (n <= 1) return;
   // NCCL's double binary tree: each tree reduces and broadcasts half of the buffer, pipelined
@@ -112,21 +121,38 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
   const int h = nccl_tree_depth(n);
   static constexpr Channel kUp[2] = {kTreeUp, kTreeUpB}, kDown[2] = {kTreeDown, kTreeDownB};
   // What a flow to member `to` carries per payload byte (NCCL's socket transport between nodes).
-  const auto factor_to = [&](int to) {
-    return !members_are_ranks || members[to] / gpus != members[pos] / gpus ? socket_factor : 1.0;
+  const auto between_nodes = [&](int to) {
+    return !members_are_ranks || members[to] / gpus != members[pos] / gpus;
   };
-  // The pipeline fill's bandwidth: the edges' narrowest, at the socket transport's share when
-  // any edge is between nodes.
-  const double fill_bw = (edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0) /
-                         (!members_are_ranks || nodes > 1 ? socket_factor : 1.0);
+  const auto factor_to = [&](int to) { return between_nodes(to) ? socket_factor : 1.0; };
+  // CUDA-aware MPI over TCP: a message to another node is `streams` TCP streams, each capped.
+  const double capped = mpi_stream_Bps * streams;
+  const auto rate_to = [&](int to) {
+    return between_nodes(to) ? capped : std::numeric_limits<double>::infinity();
+  };
+  // The pipeline fill's bandwidth: the edges' narrowest, at the socket transport's share (and no
+  // faster than MPI's capped streams) when any edge is between nodes.
+  const bool any_between = !members_are_ranks || nodes > 1;
+  const double fill_bw = std::min(
+      (edges.bandwidth_min > 0.0 ? edges.bandwidth_min : 1.0) / (any_between ? socket_factor : 1.0),
+      any_between ? capped : std::numeric_limits<double>::infinity());
   void* got = nullptr;
   for (int phase = 0; phase < 2; ++phase) {  // reduce towards the roots, then broadcast down
     std::vector<sg4::CommPtr> comms;
     double sent = 0.0;
     const auto put = [&](int to, Channel ch, double b) {
       const double flow = b * factor_to(to);
-      comms.push_back(
-          boxes[members[to]][ch]->put_async(&payload_token, static_cast<std::uint64_t>(flow)));
+      const double rate = rate_to(to);
+      if (std::isfinite(rate)) {
+        sg4::CommPtr c =
+            boxes[members[to]][ch]->put_init(&payload_token, static_cast<std::uint64_t>(flow));
+        c->set_rate(rate);
+        c->start();
+        comms.push_back(c);
+      } else {
+        comms.push_back(
+            boxes[members[to]][ch]->put_async(&payload_token, static_cast<std::uint64_t>(flow)));
+      }
       sent += b;
     };
     const auto get = [&](Channel ch) { return boxes[members[pos]][ch]->get_async<void>(&got); };
@@ -135,8 +161,9 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
       // bottleneck carries (each rank sends and receives the buffer once per phase): the same
       // time on a non-blocking fabric, and flows that end together, where the tree edges'
       // staggered ends made SimGrid re-solve the whole network thousands of times per bucket.
+      // The flow stands for the two trees' edges: two streams each way.
       transfer(boxes[members[(pos + 1) % n]][kUp[phase]], boxes[members[pos]][kUp[phase]],
-               bytes * factor_to((pos + 1) % n), true);
+               bytes * factor_to((pos + 1) % n), true, 2.0 * rate_to((pos + 1) % n));
       sent += bytes * (n - 1) / n;  // the trees' bytes: n - 1 edges of half the buffer, twice
       sg4::this_actor::sleep_for((h - 1) * (edges.alpha_max_s + bytes / chunks / fill_bw));
     } else if (fidelity == Fidelity::kWave) {
@@ -288,7 +315,8 @@ double Job::State::pattern_alpha_s(InterStage stage) const {
 }
 
 void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes, int n,
-                             int stride, int offset, int pos, double bytes, InterStage stage) {
+                             int stride, int offset, int pos, double bytes, InterStage stage,
+                             int streams) {
   // Member i of the stage is box i * stride + offset. Only the tree needs the list itself, built
   // for the call: every rail actor holding an n-long list for its lifetime cost O(nodes^2)
   // memory (170 MB at 4,608 Summit nodes, 2.2 GB at 16,667).
@@ -297,18 +325,20 @@ void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount
     case InterStage::kTree: {
       std::vector<int> members(n);
       for (int i = 0; i < n; ++i) members[i] = member(i);
-      tree_all_reduce(boxes, members, pos, bytes, tree_inter, LinkClass::kInterNode, false);
+      tree_all_reduce(boxes, members, pos, bytes, tree_inter, LinkClass::kInterNode, false,
+                      streams);
       return;
     }
     case InterStage::kRing:
       ring_phase(boxes[member((pos + 1) % n)][kInter], boxes[member(pos)][kInter], 2 * (n - 1),
-                 bytes / n, inter, LinkClass::kInterNode, 1.0, socket_factor);
+                 bytes / n, inter, LinkClass::kInterNode, 1.0, socket_factor,
+                 mpi_stream_Bps * streams);
       return;
     case InterStage::kSharp:
       // In-network reduction: the shard goes up through the NIC once and the result comes back
       // once; a flow to the next node loads the same NIC ports and leaf switch.
       ring_phase(boxes[member((pos + 1) % n)][kInter], boxes[member(pos)][kInter], 1, bytes, inter,
-                 LinkClass::kInterNode, 1.0, socket_factor);
+                 LinkClass::kInterNode, 1.0, socket_factor, mpi_stream_Bps * streams);
       return;
   }
 }
@@ -341,14 +371,16 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
     case Algorithm::kRing: {
       const int next = (rank + 1) % ranks;
       const LinkClass cls = next / gpus == node ? LinkClass::kIntraNode : LinkClass::kInterNode;
+      const bool between = cls == LinkClass::kInterNode;
       ring_phase(mailbox[next][kFlat], mailbox[rank][kFlat], 2 * (ranks - 1), bytes / ranks, flat,
-                 cls, 1.0, cls == LinkClass::kInterNode ? socket_factor : 1.0);
+                 cls, 1.0, between ? socket_factor : 1.0,
+                 between ? mpi_stream_Bps : std::numeric_limits<double>::infinity());
       break;
     }
     case Algorithm::kTree: {
       std::vector<int> members(ranks);
       for (int r = 0; r < ranks; ++r) members[r] = r;
-      tree_all_reduce(mailbox, members, rank, bytes, tree_flat, LinkClass::kInterNode, true);
+      tree_all_reduce(mailbox, members, rank, bytes, tree_flat, LinkClass::kInterNode, true, 1);
       break;
     }
     default: {
@@ -365,7 +397,7 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
         rs_gate->arrive(epoch);
         inter_gate->wait(epoch);
       } else if (nodes > 1) {
-        inter_stage(mailbox, nodes, gpus, local, node, inter_bytes / gpus, bp.inter);
+        inter_stage(mailbox, nodes, gpus, local, node, inter_bytes / gpus, bp.inter, 1);
       }
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // all-gather
       break;
@@ -382,8 +414,9 @@ void Job::State::rail_main(int rail) {
     rs_gate->wait(epoch);
     const double bytes = epoch_bytes[epoch];
     if (bytes < 0.0) return;
-    // The group's shards, carried as one flow.
-    inter_stage(rail_mailbox, nodes, n_groups, group, node, bytes * share, epoch_inter[epoch]);
+    // The group's shards, carried as one flow (one MPI stream per GPU of the group).
+    inter_stage(rail_mailbox, nodes, n_groups, group, node, bytes * share, epoch_inter[epoch],
+                static_cast<int>(groups[group].size()));
     if (node == 0) inter_gate->arrive(epoch);
   }
 }

@@ -5,6 +5,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -77,6 +78,9 @@ struct Job::State {
   // its bytes x this factor, 1 / spec.tcp.nccl_link_fraction, so it holds the NICs as long as
   // NCCL's socket transport takes (sim/transport.hpp); the recorder counts the payload. 1 else.
   double socket_factor = 1.0;
+  // CUDA-aware MPI over TCP (library mpi, transport tcp): each message between two nodes is a TCP
+  // stream moving at most spec.tcp.stream_rate_Bps() (sim/transport.hpp); infinity else.
+  double mpi_stream_Bps = std::numeric_limits<double>::infinity();
   bool shortcut = false;                   // node-0 representative for intra-node phases and copies
   ComputeSchedule schedule;                // rank 0's (of spec.program)
   std::vector<ComputeSchedule> schedules;  // heterogeneous jobs: one per spec.programs entry
@@ -230,8 +234,9 @@ struct Job::State {
   void record_choice(double bytes);
   double pattern_alpha_s(InterStage inter) const;
   // The inter-node stage among n members, member i being box i * stride + offset.
+  // `streams`: how many ranks' streams each of its flows stands for (the rail actors' groups).
   void inter_stage(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes, int n,
-                   int stride, int offset, int pos, double bytes, InterStage stage);
+                   int stride, int offset, int pos, double bytes, InterStage stage, int streams);
   void measure_edges();
   // Pipeline pieces of one tree of `tree_bytes` (spec.allreduce.chunks, or NCCL's chunk size).
   int tree_chunks(double tree_bytes) const;
@@ -243,16 +248,17 @@ struct Job::State {
   void decide(int iteration, double t_fwd, int k, double& tick_state);
   void copy_input(int rank, int iteration);
   // `steps` transfers of step_bytes to `to` and from `from`; each flow carries step_bytes x
-  // flow_factor (socket_factor between nodes), the recorder step_bytes x multiplicity.
+  // flow_factor (socket_factor between nodes), the recorder step_bytes x multiplicity; `rate`
+  // caps each flow (MPI's TCP streams between nodes), infinity for none.
   void ring_phase(simgrid::s4u::Mailbox* to, simgrid::s4u::Mailbox* from, int steps,
                   double step_bytes, const EdgeStats& edges, LinkClass cls, double multiplicity,
-                  double flow_factor = 1.0);
+                  double flow_factor = 1.0, double rate = std::numeric_limits<double>::infinity());
   // Tree over `members` (indices into `boxes`); this participant is members[pos].
   // `members_are_ranks`: members are ranks (the flat tree), so an edge crosses nodes only between
   // two nodes' ranks; otherwise every edge is between nodes (the inter-node stage).
   void tree_all_reduce(std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>>& boxes,
                        const std::vector<int>& members, int pos, double bytes,
-                       const EdgeStats& edges, LinkClass cls, bool members_are_ranks);
+                       const EdgeStats& edges, LinkClass cls, bool members_are_ranks, int streams);
   void rail_stage(int epoch, double bytes);
   void intra_phase(int rank, int steps, double step_bytes, int& intra_epoch);
 };

@@ -394,6 +394,41 @@ TEST_SUITE("unit") {
           doctest::Approx(tree_native.result().bytes_per_iteration.at("inter_node")));
   }
 
+  TEST_CASE("CUDA-aware MPI over TCP: each message between nodes moves at most one stream's rate") {
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatform platform(platform_spec(8));
+    const double stream = 0.25e9;  // below the NIC's 1 GB/s: the cap binds
+    const auto mpi_gpu_job = [&](const char* name, std::vector<int> nodes, Transport t,
+                                 Algorithm a) {
+      JobSpec j = exchange_job(std::move(nodes));
+      j.name = name;
+      j.allreduce.library = Library::kMpi;
+      j.allreduce.transport = t;
+      j.allreduce.algorithm = a;
+      j.tcp.host_s_per_byte = 1.0 / stream;
+      return j;
+    };
+    Job ring_tcp(platform, mpi_gpu_job("ring_tcp", {0, 1}, Transport::kTcp, Algorithm::kRing));
+    Job ring_native(platform,
+                    mpi_gpu_job("ring_native", {2, 3}, Transport::kNative, Algorithm::kRing));
+    Job tree_tcp(platform, mpi_gpu_job("tree_tcp", {4, 5}, Transport::kTcp, Algorithm::kTree));
+    Job tree_native(platform,
+                    mpi_gpu_job("tree_native", {6, 7}, Transport::kNative, Algorithm::kTree));
+    engine->run();
+    // 2 ranks on 2 nodes: 2 ring steps of S/2 between the nodes, at the NIC's rate natively and
+    // at one TCP stream's over TCP; the difference is 2 (S/2) (1/stream - 1/B).
+    CHECK(ring_native.result().iteration_time_s == doctest::Approx(2 * (S / 2) / B).epsilon(1e-6));
+    CHECK(ring_tcp.result().iteration_time_s ==
+          doctest::Approx(2 * (S / 2) / stream).epsilon(1e-6));
+    CHECK(ring_tcp.result().iteration_time_s - ring_native.result().iteration_time_s ==
+          doctest::Approx(2 * (S / 2) * (1 / stream - 1 / B)).epsilon(1e-6));
+    // Every tree edge is between the nodes and each flow has its direction of a link to itself:
+    // the whole all-reduce takes B / stream as long.
+    CHECK(tree_tcp.result().iteration_time_s ==
+          doctest::Approx(tree_native.result().iteration_time_s * B / stream).epsilon(1e-6));
+    CHECK(ring_tcp.result().bytes_per_iteration.at("inter_node") == doctest::Approx(2 * S));
+  }
+
   TEST_CASE("TCP parameters: Ethernet and IPoIB from the measured single-stream receive rate") {
     // 42.2 Gbit/s: one flow at 100 % of one receiving core [Cai-SIGCOMM21].
     CHECK(tcp_params_for("25gbe").stream_rate_Bps() == doctest::Approx(42.2e9 / 8));
