@@ -65,9 +65,15 @@ struct JobMix::State {
     sg4::this_actor::sleep_until(spec.start_s);
     const double per_node_Bps = spec.read_rate_Bps / static_cast<double>(spec.nodes.size());
     const double stop_s = spec.duration_s > 0.0 ? spec.start_s + spec.duration_s : INFINITY;
+    // With a duration the job asks for rate x duration at once: request i is due at start +
+    // i x request / rate. Without one it asks for rate x the time elapsed, the window ending when
+    // the training jobs do: request i is due once that covers it, at start + (i + 1) x request /
+    // rate, so the job never reads more than it asked whenever the window ends (a 1 B/s job read
+    // a 16 MiB request at its start). A late request goes at once.
+    const bool open_ended = spec.duration_s <= 0.0;
     for (long i = 0;; ++i) {
-      // Request i is due at start + i x request / rate; a late one goes at once.
-      const double due = spec.start_s + static_cast<double>(i) * spec.request_bytes / per_node_Bps;
+      const double due = spec.start_s + static_cast<double>(open_ended ? i + 1 : i) *
+                                            spec.request_bytes / per_node_Bps;
       // No more than the volume asked for: whole requests within rate x duration (so none is due
       // at or after the window's end).
       if (spec.duration_s > 0.0 &&

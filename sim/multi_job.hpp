@@ -32,7 +32,9 @@ struct ScheduledPipelineJob {
 // `request_bytes` (a disk read on a PFS server and, at the same time, a flow from that server to
 // the node over the platform's route, as the input pipeline reads), paced so the job asks for
 // `read_rate_Bps` in all (split evenly over its nodes); when the file system gives less, it
-// reads back to back. It stops after `duration_s` (0: when the training jobs are done).
+// reads back to back. It stops after `duration_s` (0: when the training jobs are done). Either
+// way it never reads more than it asked: with a duration, the whole requests that fit rate x
+// duration from the start; without one, each request once rate x the time elapsed covers it.
 struct IoJobSpec {
   std::string name = "io";
   std::vector<int> nodes;

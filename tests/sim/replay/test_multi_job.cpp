@@ -265,6 +265,36 @@ TEST_SUITE("unit") {
     CHECK(r[1].achieved_rate_Bps == doctest::Approx(4e9).epsilon(0.01));
   }
 
+  TEST_CASE("an I/O job without a duration never reads more than it asked by the window's end") {
+    // Its window ends with the training job's 4 iterations (~44 ms). Asking 0.2 GB/s in
+    // requests of 2 MB, a request is due every 10 ms once the rate has asked for it (10, 20, 30,
+    // 40 ms; each read takes 1 ms on a 2 GB/s disk): 4 requests, 8 MB of the 8.8 MB asked. A
+    // request at the window's start read 10 MB, more than asked; at 1 B/s no request is ever
+    // asked for, where one of 16 MB was read.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.pfs_servers = 2;
+    ps.pfs_disk_bw = 2e9;
+    TestPlatform platform(ps);
+    IoJobSpec paced{"paced", {2}, 0.2e9, 2e6, 0.0, 0.0};
+    IoJobSpec trickle{"trickle", {3}, 1.0, 16.0 * 1048576, 0.0, 0.0};
+    JobMix mix(platform, {{ring_job("train", {0, 1}, 1e6), 0.0}}, {paced, trickle});
+    mix.run();
+    const std::vector<IoJobResult> r = mix.io_results();
+    REQUIRE(r.size() == 2);
+    const double window = r[0].end_s - r[0].start_s;
+    const double asked = paced.read_rate_Bps * window;
+    MESSAGE("paced: window " << window << " s, asked " << asked << " B, read " << r[0].bytes_read);
+    REQUIRE(window > 0.041);
+    REQUIRE(window < 0.05);
+    CHECK(r[0].bytes_read <= asked);
+    CHECK(r[0].bytes_read == doctest::Approx(4 * 2e6).epsilon(1e-12));
+    CHECK(r[0].achieved_rate_Bps <= paced.read_rate_Bps);
+    CHECK(r[1].bytes_read == 0.0);
+    CHECK(r[1].achieved_rate_Bps == 0.0);
+  }
+
   TEST_CASE("a noisy neighbour on other nodes halves an I/O-bound job's share of the PFS") {
     // The PFS aggregate link (4 GB/s) is the bottleneck: alone, 8 nodes x 2 GPUs x 32 samples x
     // 2 MB = 1,024 MB per batch take 256 ms (test_input_storage.cpp). An I/O job on 8 other
