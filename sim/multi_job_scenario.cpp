@@ -171,6 +171,18 @@ Scenario load_training(const ConfigNode& root, const ConfigNode& job, const std:
   }
 }
 
+// A parameter-server job's tasks take nodes of their own beside the job's (or share its nodes),
+// which a mix's placement does not do, and a job has no parameter_server block: refused at the
+// strategy key (the file's, which every job inherits, or the job's), not as a missing block.
+void refuse_parameter_server(const ConfigNode& map) {
+  const auto v = map.optional("strategy");
+  if (v && v->is_scalar() && v->as_string() == "parameter_server")
+    v->fail(
+        "expected data_parallel: parameter-server jobs are not available in a jobs list (the mix "
+        "does not place their tasks); simulate one as a single-job scenario (no jobs, "
+        "strategy: parameter_server and a parameter_server block)");
+}
+
 // Nodes of the machine still free, in order.
 std::vector<int> free_nodes(const std::vector<char>& used) {
   std::vector<int> out;
@@ -215,6 +227,7 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
        "seed",          "network",      "input",           "calibration", "framework_efficiency",
        "trace",         "variability",  "cluster",         "framework",   "fixed_costs",
        "memory_check",  "jobs"});
+  refuse_parameter_server(root);
   auto spec = std::make_shared<MultiJobSpec>();
   if (auto v = root.optional("placement")) {
     const std::string p = v->as_string();
@@ -257,6 +270,7 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
       else if (kind != "training")
         k->fail("expected training or io, got \"" + kind + "\"");
     }
+    if (job.kind == MixJob::Kind::kTraining) refuse_parameter_server(e);
     e.check_keys(job.kind == MixJob::Kind::kIo ? kIoKeys : kTrainingKeys);
     if (auto v = e.optional("start"))
       job.start_s = v->as_quantity_in(Quantity::kTime, 0.0, kMaxStart_s);

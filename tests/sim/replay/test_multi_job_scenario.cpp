@@ -201,6 +201,28 @@ jobs:
               .find("jobs[0].gpus: expected at most 8 or a multiple of 8") != std::string::npos);
   }
 
+  TEST_CASE("jobs: a parameter-server job is refused at its strategy, block or not") {
+    // It could be named but never configured: "parameter_server: required with strategy
+    // parameter_server" without the block, "jobs[0].parameter_server: unknown key" with it.
+    const std::string why =
+        ": expected data_parallel: parameter-server jobs are not available in a jobs list (the "
+        "mix does not place their tasks); simulate one as a single-job scenario (no jobs, "
+        "strategy: parameter_server and a parameter_server block)";
+    const std::string bare =
+        error_of(kHead + "jobs:\n  - {name: a, nodes: 2, strategy: parameter_server}\n");
+    CHECK(bare == "in.yaml:7:35: error: jobs[0].strategy" + why);
+    const std::string block = error_of(kHead +
+                                       "jobs:\n  - name: a\n    nodes: 2\n"
+                                       "    strategy: parameter_server\n"
+                                       "    parameter_server: {tasks: 1}\n");
+    CHECK(block == "in.yaml:9:15: error: jobs[0].strategy" + why);
+    const std::string file =
+        error_of(kHead + "strategy: parameter_server\njobs:\n  - {name: a, nodes: 2}\n");
+    CHECK(file == "in.yaml:6:11: error: strategy" + why);
+    CHECK(error_of(kHead + "jobs:\n  - {name: a, nodes: 2, strategy: data_parallel}\n") ==
+          "no error");
+  }
+
   TEST_CASE("sweep: a scenario with jobs is refused at its jobs key") {
     const auto err = std::filesystem::temp_directory_path() /
                      ("scalecast-mix-sweep-" + std::to_string(::getpid()));
