@@ -75,6 +75,13 @@ std::optional<Problem> first_problem(const ParallelConfig& c, const TransformerS
                                "last_stage_layers for an uneven split)",
                                c.pp, m.layers, m.name));
   }
+  // A learned position table has a row per position up to the model's sequence length, as the
+  // top-level seq_len is checked (scenarios/README.md); rotary positions have no table.
+  if (m.position == PositionKind::kLearned && m.seq_len > 0 && c.seq_len > m.seq_len)
+    return P("seq_len",
+             fmt::format("expected at most {} tokens, the learned position table of {} (a model "
+                         "with rotary positions has no such limit), got {}",
+                         m.seq_len, m.name, c.seq_len));
   if (c.cp > 1 && c.seq_len % (2 * c.cp) != 0)
     return P("cp", fmt::format("2 x cp = {} does not divide the sequence length {} (each rank "
                                "takes two chunks for causal load balancing)",

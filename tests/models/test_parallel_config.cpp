@@ -137,6 +137,29 @@ TEST_SUITE("unit") {
           std::string::npos);
   }
 
+  TEST_CASE("parallel.seq_len is at most a learned position table, as the top-level seq_len is") {
+    // gpt3_1p7b learns 2048 positions: 8192 and 2049 were accepted and simulated.
+    const std::string base = "parallel:\n  tp: 1\n  global_batch: 8\n  seq_len: ";
+    CHECK(error_of(base + "8192\n", "gpt3_1p7b", 1) ==
+          "s.yaml:4:12: error: parallel.seq_len: expected at most 2048 tokens, the learned "
+          "position table of gpt3_1p7b (a model with rotary positions has no such limit), got "
+          "8192");
+    CHECK(error_of(base + "2049\n", "gpt3_1p7b", 1)
+              .find("parallel.seq_len: expected at most "
+                    "2048 tokens") != std::string::npos);
+    CHECK(parse(base + "2048\n", "gpt3_1p7b", 1).seq_len == 2048);
+    // Rotary positions have no table: Llama 3 8B (8192 by default) takes a longer sequence.
+    CHECK(parse(base + "16384\n", "llama3_8b", 1).seq_len == 16384);
+    ParallelConfig c;
+    c.seq_len = 4096;
+    c.global_batch = 8;
+    CHECK_THROWS_WITH_AS(check_parallel(c, zoo("gpt3_1p7b"), 1),
+                         "parallel.seq_len: expected at most 2048 tokens, the learned position "
+                         "table of gpt3_1p7b (a model with rotary positions has no such limit), "
+                         "got 4096",
+                         std::invalid_argument);
+  }
+
   TEST_CASE("check_parallel: the same rules for a config built in code") {
     ParallelConfig c;
     c.tp = 3;
