@@ -1,6 +1,7 @@
 #include "sim/llm_setup.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
@@ -8,6 +9,7 @@
 
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
+#include "common/precision.hpp"
 #include "platforms/platform.hpp"
 
 namespace scalecast::sim {
@@ -66,6 +68,38 @@ void check_job_kind_keys(const ConfigNode& root, bool llm) {
     v->fail("not used with `parallel:`: an LLM job's strategy is its parallel map; remove the key");
 }
 
+namespace {
+
+// The job's GEMMs run on tensor cores in parallel.precision (fp8: FP8 GEMMs, the rest in bf16),
+// which every GPU it may run on (its stage_gpus, or every node type's) must have a peak for: a
+// GPU without one (fp8 on a V100) stopped the run inside the cost model with an internal error.
+void check_precision_peaks(const ConfigNode& parallel, const LlmSetup& out,
+                           const platforms::Platform& machine) {
+  using common::DType;
+  const models::LlmPrecision p = out.parallel.precision;
+  const DType act = p == models::LlmPrecision::kFp16 ? DType::kFp16 : DType::kBf16;
+  const DType gemm = p == models::LlmPrecision::kFp8 ? DType::kFp8 : act;
+  std::vector<std::string> lacking;
+  for (const platforms::NodeType& t : machine.node_types) {
+    const std::string& g = t.gpu.name;
+    if (!out.stage_gpus.empty() &&
+        std::find(out.stage_gpus.begin(), out.stage_gpus.end(), g) == out.stage_gpus.end())
+      continue;
+    const bool has = t.gpu.peak_flops(gemm, true) > 0 && t.gpu.peak_flops(act, true) > 0;
+    if (!has && std::find(lacking.begin(), lacking.end(), g) == lacking.end()) lacking.push_back(g);
+  }
+  if (lacking.empty()) return;
+  const std::string msg = fmt::format(
+      "expected a precision with a tensor-core peak on every GPU the job may run on: {} of {} {} "
+      "no {} tensor-core peak{}",
+      fmt::join(lacking, ", "), machine.name, lacking.size() == 1 ? "has" : "have",
+      common::to_string(gemm), p == models::LlmPrecision::kFp8 ? " (use bf16 or fp16)" : "");
+  if (auto v = parallel.optional("precision")) v->fail(msg + ", got \"" + v->as_string() + "\"");
+  parallel.fail(msg);
+}
+
+}  // namespace
+
 LlmSetup load_llm_setup(const ConfigNode& root, const std::string& model_ref, int gpus,
                         const platforms::Platform& machine, bool memory_check) {
   LlmSetup out;
@@ -97,6 +131,7 @@ LlmSetup load_llm_setup(const ConfigNode& root, const std::string& model_ref, in
       if (!found) v->fail(fmt::format("no node of {} has GPU \"{}\"", machine.name, g));
     }
   }
+  check_precision_peaks(parallel, out, machine);
   // Every stage must fit each GPU it may run on: its listed type, or every node type.
   for (const platforms::NodeType& t : machine.node_types) {
     if (!memory_check) break;

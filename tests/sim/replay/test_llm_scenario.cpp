@@ -281,6 +281,32 @@ TEST_SUITE("unit") {
     CHECK(count.find("one GPU type per pipeline stage") != std::string::npos);
   }
 
+  TEST_CASE("llm scenario: a precision a GPU has no tensor-core peak for is an error at load") {
+    // fp8 on Summit's V100s stopped the run in the cost model (exit 4): "GPU 'v100-sxm2' has no
+    // fp8 tensor-core peak ...". It is an input error at parallel.precision.
+    const std::string summit = error_of(
+        "platform: summit\nmodel: gpt3_1p7b\nnodes: 2\ngpus_per_node: 6\n"
+        "parallel:\n  tp: 6\n  pp: 2\n  global_batch: 8\n  precision: fp8\n");
+    CHECK(summit ==
+          "bad.yaml:9:14: error: parallel.precision: expected a precision with a tensor-core peak "
+          "on every GPU the job may run on: v100-sxm2, v100-sxm2-32gb of summit have no fp8 "
+          "tensor-core peak (use bf16 or fp16), got \"fp8\"");
+    // A heterogeneous job: the stage on the V100 lacks it, the A100 (no FP8 either) too.
+    const std::string hetero = error_of(
+        "platform: hetero-v100-a100\nmodel: llama3_8b\nnodes: 2\ngpus_per_node: 8\n"
+        "stage_gpus: [a100-sxm4-80gb, v100-sxm2]\n"
+        "parallel:\n  tp: 8\n  pp: 2\n  global_batch: 8\n  precision: fp8\n");
+    INFO(hetero);
+    CHECK(hetero.find("bad.yaml:10:14: error: parallel.precision:") == 0);
+    CHECK(hetero.find("v100-sxm2, a100-sxm4-80gb of hetero-v100-a100 have no fp8") !=
+          std::string::npos);
+    // bf16 on a V100 is emulated at its fp32 rate (platforms/gpu_spec.hpp), fp16 native: loads.
+    for (const char* p : {"bf16", "fp16"})
+      CHECK(error_of("platform: summit\nmodel: gpt3_1p7b\nnodes: 2\ngpus_per_node: 6\n"
+                     "parallel:\n  tp: 6\n  pp: 2\n  global_batch: 8\n  precision: " +
+                     std::string(p) + "\n") == "no error");
+  }
+
   TEST_CASE("llm sweep: one point per combination and node count, the pipeline job's columns") {
     // Before, a sweep of an LLM scenario planned 1-GPU and 1-node baselines and died in the
     // first of them (exit 4: "1 nodes x 1 GPUs is not tp x pp x cp x dp").
