@@ -44,11 +44,11 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
   }
   const auto block = root.optional("parameter_server");
   if (s.strategy == "parameter_server") {
+    // At the strategy key (its path, so a --set that chose the strategy is the place named).
     if (!block)
-      throw common::ConfigError(root.file(), strategy->line(), strategy->column(),
-                                root.child_path("parameter_server"),
-                                "required with strategy parameter_server: a map with tasks "
-                                "(and placement, mode, variables), e.g. {tasks: 4}");
+      strategy->fail(
+          "parameter_server needs a parameter_server block: a map with tasks (and placement, "
+          "mode, variables), e.g. parameter_server: {tasks: 4}");
     if (!block->is_map())
       block->fail(
           "expected a map with tasks, placement, mode, variables, sharding, receive_rate, "

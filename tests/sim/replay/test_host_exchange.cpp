@@ -498,8 +498,19 @@ TEST_SUITE("unit") {
     CHECK(free_grpc.receive_Bps == 0.0);
     CHECK(free_grpc.receive_large_Bps == 0.0);
     CHECK(error_of(std::string(kPsBase) + "strategy: parameter_server\n") ==
-          "in.yaml:5:11: error: parameter_server: required with strategy parameter_server: a "
-          "map with tasks (and placement, mode, variables), e.g. {tasks: 4}");
+          "in.yaml:5:11: error: strategy: parameter_server needs a parameter_server block: a "
+          "map with tasks (and placement, mode, variables), e.g. parameter_server: {tasks: 4}");
+    // Chosen by an override, the override is the place named (was in.yaml:1:1, a place in the
+    // override's text given the file's name).
+    try {
+      (void)load_scenario_text(kPsBase, "in.yaml", {{"strategy", "parameter_server"}});
+      FAIL("no error");
+    } catch (const scalecast::common::ConfigError& e) {
+      CHECK(std::string(e.what()) ==
+            "--set strategy=parameter_server: error: strategy: parameter_server needs a "
+            "parameter_server block: a map with tasks (and placement, mode, variables), e.g. "
+            "parameter_server: {tasks: 4}");
+    }
     CHECK(error_of(std::string(kPsBase) +
                    "strategy: parameter_server\nparameter_server: {tasks: 0}\n") ==
           "in.yaml:6:27: error: parameter_server.tasks: expected at least 1 (a whole number from "
