@@ -216,8 +216,27 @@ ValidationPoint parse_point(const ConfigNode& node) {
   if (auto c = node.optional("comm")) {
     if (!c->is_sequence()) c->fail("expected a list of strings");
     for (const ConfigNode& item : c->items()) {
-      p.comm.push_back(one_of(item, {"nccl", "mpi_cpu", "tcp", "rdma"}));
+      const std::string word = one_of(item, {"nccl", "mpi_cpu", "tcp", "rdma"});
+      if (std::find(p.comm.begin(), p.comm.end(), word) != p.comm.end())
+        item.fail(fmt::format("\"{}\" is listed twice", word));
+      p.comm.push_back(word);
     }
+    // FORMAT.md section 2: one library that reduces the gradients and one transport that moves
+    // them. [nccl, mpi_cpu] simulated mpi_cpu alone, and [tcp, rdma] was refused as a duplicate
+    // key of a scenario validate had written, not at this key.
+    if (p.comm.empty())
+      c->fail(
+          "expected one or more of nccl, mpi_cpu, tcp, rdma (leave comm out where the "
+          "source does not say)");
+    const auto has = [&](const char* word) {
+      return std::find(p.comm.begin(), p.comm.end(), word) != p.comm.end();
+    };
+    if (has("nccl") && has("mpi_cpu"))
+      c->fail(
+          "nccl and mpi_cpu are two libraries (GPU collectives, MPI reducing on the CPU); "
+          "expected at most one of them");
+    if (has("tcp") && has("rdma"))
+      c->fail("tcp and rdma are two transports; expected at most one of them");
   }
   if (!parallel) p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
   if (auto a = node.optional("accumulation")) {
@@ -242,8 +261,25 @@ ValidationPoint parse_point(const ConfigNode& node) {
     strategy.fail(
         fmt::format("strategy \"none\" is used exactly when gpus is 1 (gpus is {})", p.gpus));
   }
-  p.measured = parallel ? parse_llm_measured(node.required("measured"))
-                        : parse_measured(node.required("measured"));
+  const ConfigNode measured = node.required("measured");
+  p.measured = parallel ? parse_llm_measured(measured) : parse_measured(measured);
+  if (p.measured.baseline_gpus) {
+    // FORMAT.md section 5.4: B is this point reduced to baseline_gpus GPUs with the same GPUs per
+    // node. A larger baseline (64 for an 8-GPU point) was simulated and scored, and 3 GPUs of
+    // 4-GPU nodes was simulated as one node of 3.
+    const ConfigNode b = measured.required("baseline_gpus");
+    const int base = *p.measured.baseline_gpus;
+    if (base >= p.gpus)
+      b.fail(fmt::format(
+          "expected fewer GPUs than the point's gpus ({}): the baseline is the point reduced to "
+          "fewer GPUs, got {}",
+          p.gpus, base));
+    if (base != 1 && base % p.gpus_per_node() != 0)
+      b.fail(fmt::format(
+          "expected 1 or a whole multiple of the point's {} GPUs per node (gpus {} / nodes {}): "
+          "the baseline keeps the GPUs per node, got {}",
+          p.gpus_per_node(), p.gpus, p.nodes, base));
+  }
   if (parallel) parse_parallel_of(node, p);
   const ConfigNode role = node.required("role");
   p.role = one_of(role, {"anchor", "predict"}) == "anchor" ? Role::kAnchor : Role::kPredict;

@@ -196,6 +196,49 @@ TEST_SUITE("unit") {
           "\"gloo\"");
   }
 
+  TEST_CASE("comm naming two libraries, two transports or a word twice is refused at the key") {
+    // FORMAT.md section 2: one library and one transport. [nccl, mpi_cpu] simulated mpi_cpu
+    // alone; [tcp, rdma] was refused at a line of the scenario validate wrote.
+    CHECK(error_of(replace_line(kGood, 22, "    comm: [nccl, mpi_cpu]")) ==
+          "v.yaml:22:11: error: points[1].comm: nccl and mpi_cpu are two libraries (GPU "
+          "collectives, MPI reducing on the CPU); expected at most one of them");
+    CHECK(error_of(replace_line(kGood, 22, "    comm: [tcp, rdma]")) ==
+          "v.yaml:22:11: error: points[1].comm: tcp and rdma are two transports; expected at "
+          "most one of them");
+    CHECK(error_of(replace_line(kGood, 22, "    comm: [mpi_cpu, tcp, nccl]"))
+              .find("nccl and mpi_cpu are two libraries") != std::string::npos);
+    CHECK(error_of(replace_line(kGood, 22, "    comm: [nccl, tcp, nccl]")) ==
+          "v.yaml:22:23: error: points[1].comm[2]: \"nccl\" is listed twice");
+    CHECK(error_of(replace_line(kGood, 22, "    comm: []")) ==
+          "v.yaml:22:11: error: points[1].comm: expected one or more of nccl, mpi_cpu, tcp, rdma "
+          "(leave comm out where the source does not say)");
+    for (const char* ok : {"[nccl, rdma]", "[mpi_cpu, tcp]", "[tcp]", "[nccl]"}) {
+      INFO(ok);
+      CHECK(error_of(replace_line(kGood, 22, std::string("    comm: ") + ok)) == "<no error>");
+    }
+  }
+
+  TEST_CASE("baseline_gpus is fewer GPUs than the point, in whole nodes of its GPUs per node") {
+    // FORMAT.md section 5.4: B is P (16 GPUs on 2 nodes, 8 per node) reduced to baseline_gpus
+    // with the same GPUs per node. 64 was simulated and scored (efficiency above 1); 3 GPUs of
+    // 4-GPU nodes was simulated as one node of 3.
+    const auto with = [](const std::string& b) {
+      return error_of(
+          replace_line(kGood, 27, "      scaling_efficiency: 0.9\n      baseline_gpus: " + b));
+    };
+    CHECK(with("64") ==
+          "v.yaml:28:22: error: points[1].measured.baseline_gpus: expected fewer GPUs than the "
+          "point's gpus (16): the baseline is the point reduced to fewer GPUs, got 64");
+    CHECK(with("16").find("expected fewer GPUs than the point's gpus (16)") != std::string::npos);
+    CHECK(with("3") ==
+          "v.yaml:28:22: error: points[1].measured.baseline_gpus: expected 1 or a whole multiple "
+          "of the point's 8 GPUs per node (gpus 16 / nodes 2): the baseline keeps the GPUs per "
+          "node, got 3");
+    CHECK(with("12").find("whole multiple of the point's 8 GPUs per node") != std::string::npos);
+    CHECK(with("8") == "<no error>");
+    CHECK(with("1") == "<no error>");  // a single GPU, the usual baseline of a scaling table
+  }
+
   TEST_CASE("accumulation and the exchange settings a source states") {
     // FORMAT.md section 2: optional; absent = one exchange per step and the framework's rule.
     CHECK(parse_validation_text(kGood, "v.yaml").points[1].accumulation == 1);
