@@ -53,14 +53,18 @@ void check_outputs(const ValidateOptions& o) {
 
 int run_validate(const ValidateOptions& o) {
   install_interrupt_handlers();
-  const validation::ValidationFile file = validation::load_validation_file(o.file);
+  validation::ValidationFile file = validation::load_validation_file(o.file);
+  // A point with no platform or model of its name is skipped with its reason (FORMAT.md 5.4);
+  // the others still run.
+  validation::mark_unsimulatable(file);
   validation::check_node_counts(file);  // a node count no machine can have: exit 1 here
-  {  // every point's platform, model and GPUs per node, before any simulation
+  {  // every other point's platform, model and GPUs per node, before any simulation
     std::vector<std::string> systems, models;
     std::vector<int> gpus_per_node;
     for (const auto& p : file.points) {
-      systems.push_back(p.system);
-      models.push_back(p.model);
+      const bool skipped = !p.unsimulatable.empty();  // empty: not checked
+      systems.push_back(skipped ? std::string() : p.system);
+      models.push_back(skipped ? std::string() : p.model);
       gpus_per_node.push_back(p.nodes > 0 ? p.gpus_per_node() : 0);
     }
     preflight_validation_file(o.file, systems, models, gpus_per_node);

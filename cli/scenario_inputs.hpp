@@ -52,7 +52,8 @@ sim::Scenario preflight(const std::string& scenario_file,
 // The same checks for the points of a validation file (validation/FORMAT.md), made by
 // `validate` before any simulation: each point's system (a platform) and model must load, and
 // its GPUs per node (gpus / nodes) fit the platform's nodes; errors at the point's key
-// (file:line:col). Node counts are not checked against the platform's size.
+// (file:line:col). Node counts are not checked against the platform's size. A point given an
+// empty system is not checked (one that validate lists as skipped).
 void preflight_validation_file(const std::string& path, const std::vector<std::string>& systems,
                                const std::vector<std::string>& models,
                                const std::vector<int>& gpus_per_node);

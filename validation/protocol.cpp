@@ -107,6 +107,10 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
   AnchorFit fit;
   fit.id = anchor.id;
   fit.measured = anchor.measured.value;
+  if (!anchor.unsimulatable.empty()) {  // mark_unsimulatable(): no platform or model of its name
+    fit.skip_reason = anchor.unsimulatable;
+    return fit;
+  }
   Configuration config = configuration_of(anchor, base_dir);
   double efficiency = 1.0;
   try {
@@ -125,8 +129,19 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
       if (std::abs(fit.residual_pct) <= options.fit_tolerance * 100.0) break;
       // Fixed-point step: throughput is proportional to efficiency where compute dominates
       // (for a time per iteration, its inverse is).
-      efficiency *=
-          speed_of(anchor.measured.kind, fit.measured) / speed_of(anchor.measured.kind, simulated);
+      const double next = efficiency * speed_of(anchor.measured.kind, fit.measured) /
+                          speed_of(anchor.measured.kind, simulated);
+      // An efficiency the scenario refuses: the measurement is out of the model's reach (a
+      // throughput of 1e12 asked for 6.6e9 and was refused at a line of the scenario validate
+      // had written, as if the user had written it). Say so at the anchor's measured value.
+      if (!(next >= kMinFitEfficiency && next <= kMaxFitEfficiency)) {
+        throw Unsupported(anchor.measured_at.reason(fmt::format(
+            "the measured {:g} is not reachable by the model: matching it needs a framework "
+            "efficiency of {:.3g} (simulated {:.6g} at efficiency {:.6g}), outside {:g} to {:g}, "
+            "the range of fitted efficiencies",
+            fit.measured, next, simulated, efficiency, kMinFitEfficiency, kMaxFitEfficiency)));
+      }
+      efficiency = next;
     }
     if (!(std::abs(fit.residual_pct) <= options.fit_accept * 100.0)) {
       // The efficiency divides kernel time only; the host's fixed per-step time and exposed
@@ -174,6 +189,10 @@ PointResult predict_point(const ValidationPoint& p, const AnchorFit& fit,
   PointResult r;
   r.point = &p;
   r.measured = p.measured.value;
+  if (!p.unsimulatable.empty()) {  // its own reason, at its own key, before its anchor's
+    r.skip_reason = p.unsimulatable;
+    return r;
+  }
   if (!fit.fitted) {
     r.skip_reason = fmt::format("anchor {} not simulated: {}", fit.id, fit.skip_reason);
     r.failed = fit.failed;

@@ -13,6 +13,12 @@
 
 namespace scalecast::validation {
 
+// The framework efficiencies a fit may try: the range the scenario accepts for
+// `framework_efficiency` (sim/scenario.cpp). A fit that needs one outside it cannot reach the
+// anchor's measurement, and the anchor is not fitted, with that reason at its measured value.
+inline constexpr double kMinFitEfficiency = 1e-3;
+inline constexpr double kMaxFitEfficiency = 100.0;
+
 struct ProtocolOptions {
   double fit_tolerance = 1e-4;  // relative anchor residual at which the fit stops
   int fit_max_simulations = 12;

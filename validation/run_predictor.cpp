@@ -154,6 +154,49 @@ void check_node_counts(const ValidationFile& file) {
   }
 }
 
+void mark_unsimulatable(ValidationFile& file) {
+  const std::string base_dir = base_dir_of(file.path);
+  std::map<std::string, std::string> platform_problem;  // by reference: "" when it loads
+  std::map<std::string, std::string> model_problem;     // by name and kind
+  for (ValidationPoint& p : file.points) {
+    Configuration c;
+    c.system = p.system;
+    c.base_dir = base_dir;
+    const std::string ref = platform_ref(c);
+    auto [it, fresh] = platform_problem.try_emplace(ref);
+    if (fresh) {
+      try {
+        (void)platforms::load_platform(ref);
+      } catch (const common::ConfigError& e) {
+        // No platform of that name: the point's own fault. A platform file with a fault at a
+        // line of its own stays an input error (the preflight names it).
+        if (e.line() == 0) it->second = e.message();
+      }
+    }
+    if (!it->second.empty()) {
+      p.unsimulatable = p.system_at.reason(it->second);
+      continue;
+    }
+    const std::string model_key = (p.is_parallel() ? "llm:" : "graph:") + p.model;
+    auto [m, new_model] = model_problem.try_emplace(model_key);
+    if (new_model) {
+      try {
+        if (p.is_parallel()) {
+          if (!models::load_transformer(p.model))
+            m->second = fmt::format("\"{}\" is not a transformer of the LLM zoo", p.model);
+        } else {
+          (void)models::load_model(p.model);
+        }
+      } catch (const common::ConfigError& e) {
+        if (e.line() == 0) m->second = e.message();  // a model file's own fault: left as is
+      } catch (const std::invalid_argument& e) {
+        m->second = e.what();  // an unknown zoo name
+      }
+    }
+    if (!m->second.empty()) p.unsimulatable = p.model_at.reason(m->second);
+  }
+}
+
 std::vector<std::string> default_calibration_databases() {
   for (const std::string& dir : platforms::data_dirs()) {
     const std::filesystem::path folder = std::filesystem::path(dir) / "calibration" / "data";
@@ -345,12 +388,13 @@ Prediction RunPredictor::predict(const Configuration& config) const {
                  "--point-gpus", "0", "--point-json", point_json},
                 (dir / "output.txt").string(), output);
   if (rc == 1) {
-    // The temporary folder would make reports differ from run to run: name the file only.
+    // The temporary folder would make reports differ from run to run: name the file only, and
+    // say it is the scenario validate wrote, not a file of the user's.
     std::string reason = first_error_line(output);
     for (std::size_t at; (at = reason.find(scenario_path)) != std::string::npos;) {
       reason.replace(at, scenario_path.size(), "scenario.yaml");
     }
-    throw Unsupported(reason);
+    throw Unsupported("the simulator refused the scenario validate wrote for it: " + reason);
   }
   if (rc != 0) {
     // Unexpected (a crash, exit 4): the caller lists the point as failed with this reason.

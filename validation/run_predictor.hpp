@@ -35,6 +35,13 @@ void check_expressible(const Configuration& config);
 // to the point's own simulation, which lists it as skipped.
 void check_node_counts(const ValidationFile& file);
 
+// Before any simulation: marks each point that cannot be simulated (FORMAT.md section 5.4: no
+// platform of that name, unknown model; for a parallel point, a model that is not a transformer
+// of the LLM zoo) with the reason at its `system` or `model` key (ValidationPoint::unsimulatable);
+// the protocol lists it as skipped and the other points still run. A platform or model file
+// with a fault at a line of its own is left to the caller's checks (an input error).
+void mark_unsimulatable(ValidationFile& file);
+
 // The project's kernel calibration databases (calibration/data/*.yaml in the first data
 // directory that has the folder), sorted by name; kernel-level data, not from a validation file.
 std::vector<std::string> default_calibration_databases();

@@ -177,8 +177,10 @@ ValidationPoint parse_point(const ConfigNode& node) {
   p.line = node.line();
   p.id = non_empty_string(node.required("id"));
   p.system = non_empty_string(node.required("system"));
+  p.system_at = KeyAt::of(node.required("system"));
   if (auto n = node.optional("network")) p.network = n->as_string();
   p.model = non_empty_string(node.required("model"));
+  p.model_at = KeyAt::of(node.required("model"));
   if (auto s = node.optional("seq_len")) p.seq_len = positive_int(*s);
   const ConfigNode strategy = node.required("strategy");
   const std::string s = one_of(
@@ -263,6 +265,7 @@ ValidationPoint parse_point(const ConfigNode& node) {
   }
   const ConfigNode measured = node.required("measured");
   p.measured = parallel ? parse_llm_measured(measured) : parse_measured(measured);
+  p.measured_at = KeyAt::of(measured.required(to_string(p.measured.kind)));
   if (p.measured.baseline_gpus) {
     // FORMAT.md section 5.4: B is this point reduced to baseline_gpus GPUs with the same GPUs per
     // node. A larger baseline (64 for an 8-GPU point) was simulated and scored, and 3 GPUs of
@@ -353,6 +356,17 @@ ValidationFile parse(const ConfigNode& root, const std::string& name) {
 }
 
 }  // namespace
+
+KeyAt KeyAt::of(const ConfigNode& node) {
+  return KeyAt{node.file(), node.line(), node.column(), node.path()};
+}
+
+std::string KeyAt::reason(const std::string& message) const {
+  std::string where = file;
+  if (line > 0) where += fmt::format(":{}", line);
+  if (line > 0 && column > 0) where += fmt::format(":{}", column);
+  return fmt::format("{}: {}: {}", where, key, message);
+}
 
 std::string_view to_string(Strategy s) {
   switch (s) {

@@ -43,6 +43,19 @@ struct Measured {
   models::FlopConvention flops = models::FlopConvention::kModel;
 };
 
+// Where a key was written in the validation file, for a fault found after loading: a skip reason
+// or an error at file:line:col and the key path, never at a file validate generated.
+struct KeyAt {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string key;
+
+  static KeyAt of(const common::ConfigNode& node);
+  // "file:line:col: key: message", as a skip reason (FORMAT.md section 5.4).
+  std::string reason(const std::string& message) const;
+};
+
 struct ValidationPoint {
   std::string id;
   std::string system;   // platform name
@@ -71,6 +84,13 @@ struct ValidationPoint {
   int nodes_line = 0;
   int nodes_column = 0;
   std::string nodes_key;
+  // Where `system`, `model` and the measured value were given.
+  KeyAt system_at;
+  KeyAt model_at;
+  KeyAt measured_at;
+  // Why the point cannot be simulated (no platform of that name, unknown model), set by
+  // mark_unsimulatable() before any simulation; the protocol lists the point as skipped with it.
+  std::string unsimulatable;
 
   // Parallel (LLM) points only (FORMAT.md section 9): the source family (with `system`, the anchor
   // key), the `parallel` map as written, and the configuration parse_parallel() made of it when

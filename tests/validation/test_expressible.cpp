@@ -243,6 +243,37 @@ TEST_SUITE("unit") {
     std::filesystem::remove_all(dir);
   }
 
+  TEST_CASE("a child that refuses its scenario is a skip that says the scenario was generated") {
+    // The refusal cited "scenario.yaml:13:3" as if the user had written that file.
+    const auto dir = std::filesystem::temp_directory_path() / "scalecast-test-refusing-child";
+    std::filesystem::create_directories(dir);
+    const std::string exe = (dir / "scalecast").string();
+    {
+      std::ofstream script(exe);
+      script << "#!/bin/sh\necho \"$3:13:3: error: allreduce.transport: no RDMA\" >&2\nexit 1\n";
+    }
+    std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+    RunPredictor predictor(exe, (dir / "work").string(), {});
+    predictor.use_servers(false);
+    CHECK_THROWS_WITH_AS(predictor.predict(bert(128)),
+                         "the simulator refused the scenario validate wrote for it: "
+                         "scenario.yaml:13:3: error: allreduce.transport: no RDMA",
+                         Unsupported);
+    std::filesystem::remove_all(dir);
+  }
+
+  TEST_CASE("the fitted efficiency range is the range the scenario accepts") {
+    Configuration c = bert(128);
+    const auto load = [&](double e) {
+      c.framework_efficiency = e;
+      scalecast::sim::load_scenario_text(scenario_yaml(c), "s.yaml");
+    };
+    CHECK_NOTHROW(load(kMinFitEfficiency));
+    CHECK_NOTHROW(load(kMaxFitEfficiency));
+    CHECK_THROWS(load(kMinFitEfficiency * 0.99));
+    CHECK_THROWS(load(kMaxFitEfficiency * 1.01));
+  }
+
   TEST_CASE("a child killed by a signal is named by it, SIGKILL with its usual cause") {
     CHECK(scalecast::common::describe_child_exit(4) == "exited 4");
     CHECK(scalecast::common::describe_child_exit(134) == "was killed by signal 6 (SIGABRT)");

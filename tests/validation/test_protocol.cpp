@@ -208,6 +208,78 @@ TEST_SUITE("unit") {
           std::string::npos);
   }
 
+  TEST_CASE("a point with no platform or model of its name is skipped at its key, the rest run") {
+    // FORMAT.md 5.4: such a point is listed as skipped with its reason. validate aborted the
+    // whole file at the first one (exit 1 at its `system`, nothing simulated).
+    const std::string text =
+        "schema: scalecast-validation/1\npoints:\n" +
+        point("A1", "dgx1-v100", 1, 1, "throughput: 400", "    role: anchor\n") +
+        point("P1", "dgx1-v100", 8, 1, "throughput: 3000", "    role: predict\n    anchor: A1\n") +
+        point("A2", "nosuch-cluster", 1, 1, "throughput: 400", "    role: anchor\n") +
+        point("P2", "nosuch-cluster", 8, 1, "throughput: 3000",
+              "    role: predict\n    anchor: A2\n") +
+        point("A3", "dgx1-v100", 1, 1, "throughput: 400", "    role: anchor\n", "no_such_net") +
+        point("P3", "dgx1-v100", 8, 1, "throughput: 3000", "    role: predict\n    anchor: A3\n",
+              "no_such_net");
+    ValidationFile f = parse_validation_text(text, "v.yaml");
+    mark_unsimulatable(f);
+    CHECK(f.points[0].unsimulatable.empty());
+    CHECK(f.points[1].unsimulatable.empty());
+    INFO(f.points[3].unsimulatable);
+    CHECK(f.points[2].unsimulatable.rfind(
+              "v.yaml:31:13: points[2].system: no platform named 'nosuch-cluster'", 0) == 0);
+    CHECK(f.points[3].unsimulatable.rfind(
+              "v.yaml:44:13: points[3].system: no platform named 'nosuch-cluster'", 0) == 0);
+    CHECK(f.points[5].unsimulatable.rfind(
+              "v.yaml:72:12: points[5].model: unknown model 'no_such_net' (zoo: resnet50, ", 0) ==
+          0);
+    FakePredictor fake;
+    const ValidationRun run = run_protocol(f, fake);
+    CHECK(result(run, "P1").simulated);
+    CHECK(result(run, "P2").skip_reason == f.points[3].unsimulatable);  // its own key
+    CHECK(result(run, "P3").skip_reason == f.points[5].unsimulatable);
+    CHECK_FALSE(result(run, "P2").failed);
+    CHECK(run.anchors[1].skip_reason == f.points[2].unsimulatable);
+    CHECK(run.failures() == 0);
+    for (const Configuration& c : fake.seen) {  // nothing simulated for the skipped points
+      CHECK(c.system == "dgx1-v100");
+      CHECK(c.model == "resnet50");
+    }
+    const RunSummary s = summarize(run);
+    CHECK(s.overall.count == 1);
+    CHECK(s.overall.skipped == 2);
+    const auto j = nlohmann::json::parse(format_json(f, run, s));
+    REQUIRE(j["skipped"].size() == 2);
+    CHECK(j["skipped"][0]["reason"].get<std::string>().rfind("v.yaml:44:13: points[3].system", 0) ==
+          0);
+  }
+
+  TEST_CASE("an anchor the model cannot reach is not fitted, with the reason at its value") {
+    // A measured 1e12 samples/s needs an efficiency of 2e9 here (500 samples/s at 1): it was
+    // simulated anyway and refused at a line of the scenario validate had written.
+    std::string text = file_text();
+    const std::size_t at = text.find("throughput: 400");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, std::string("throughput: 400").size(), "throughput: 1e12");
+    const ValidationFile f = parse_validation_text(text, "dir/v.yaml");
+    FakePredictor fake;
+    const AnchorFit fit = fit_anchor(f.points[0], "dir", fake, {});
+    CHECK_FALSE(fit.fitted);
+    CHECK_FALSE(fit.failed);
+    CHECK(fit.skip_reason ==
+          "dir/v.yaml:13:19: points[0].measured.throughput: the measured 1e+12 is not reachable "
+          "by the model: matching it needs a framework efficiency of 2e+09 (simulated 500 at "
+          "efficiency 1), outside 0.001 to 100, the range of fitted efficiencies");
+    CHECK(fake.seen.size() == 1);  // never simulated at the refused efficiency
+    const ValidationRun run = run_protocol(f, fake);
+    CHECK(result(run, "P1").skip_reason == "anchor A1 not simulated: " + fit.skip_reason);
+    // Too slow to reach: an efficiency below the range.
+    text.replace(at, std::string("throughput: 1e12").size(), "throughput: 0.01");
+    const ValidationFile slow = parse_validation_text(text, "dir/v.yaml");
+    CHECK(fit_anchor(slow.points[0], "dir", fake, {})
+              .skip_reason.find("needs a framework efficiency of 2e-05") != std::string::npos);
+  }
+
   TEST_CASE("changing a predict point's measured value changes no prediction") {
     FakePredictor fake;
     const ValidationFile a = parse_validation_text(file_text(3000.0), "v.yaml");

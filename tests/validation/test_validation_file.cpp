@@ -239,6 +239,15 @@ TEST_SUITE("unit") {
     CHECK(with("1") == "<no error>");  // a single GPU, the usual baseline of a scaling table
   }
 
+  TEST_CASE("a point remembers where its system, model and measured value were written") {
+    const ValidationFile f = parse_validation_text(kGood, "v.yaml");
+    CHECK(f.points[1].system_at.reason("x") == "v.yaml:17:13: points[1].system: x");
+    CHECK(f.points[1].model_at.reason("x") == "v.yaml:18:12: points[1].model: x");
+    CHECK(f.points[0].measured_at.reason("x") == "v.yaml:13:19: points[0].measured.throughput: x");
+    CHECK(f.points[1].measured_at.key == "points[1].measured.scaling_efficiency");
+    CHECK(f.points[1].unsimulatable.empty());
+  }
+
   TEST_CASE("accumulation and the exchange settings a source states") {
     // FORMAT.md section 2: optional; absent = one exchange per step and the framework's rule.
     CHECK(parse_validation_text(kGood, "v.yaml").points[1].accumulation == 1);
