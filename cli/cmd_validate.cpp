@@ -12,7 +12,6 @@
 #include "cli/commands.hpp"
 #include "cli/run_guard.hpp"
 #include "cli/scenario_inputs.hpp"
-#include "common/atomic_file.hpp"
 #include "common/config_error.hpp"
 #include "validation/protocol.hpp"
 #include "validation/report.hpp"
@@ -39,16 +38,10 @@ std::string self_exe() {
 
 // Where the results go, checked before any simulation: a --json naming the validation file
 // replaced the input with the JSON, a folder failed only after the whole run ("cannot rename
-// into place"), and a --work-dir that is a file made every point fail (exit 4).
+// into place"), and a --work-dir that is a file, or under one, made every point fail (exit 4).
 void check_outputs(const ValidateOptions& o) {
   if (!o.json_out.empty()) check_output_file("--json", o.json_out, {o.file});
-  std::error_code ec;
-  if (!o.work_dir.empty() && std::filesystem::exists(o.work_dir, ec) &&
-      !std::filesystem::is_directory(o.work_dir, ec))
-    throw common::ConfigError("--work-dir", 0, 0, "",
-                              o.work_dir +
-                                  ": is not a folder; give a folder to keep the "
-                                  "simulations in (created if missing)");
+  if (!o.work_dir.empty()) validation::create_work_dir("--work-dir", o.work_dir);
 }
 
 int run_validate(const ValidateOptions& o) {
@@ -84,7 +77,8 @@ int run_validate(const ValidateOptions& o) {
   const validation::RunSummary summary = validation::summarize(run);
   fmt::print("{}", validation::format_table(file, run, summary));
   if (!o.json_out.empty()) {
-    common::write_file_atomic(o.json_out, validation::format_json(file, run, summary));
+    validation::write_report_file("--json", o.json_out,
+                                  validation::format_json(file, run, summary));
   }
   // One point's failure does not stop the others (the table and JSON list it as FAILED), but
   // the run did not do what was asked: say so in the exit status.

@@ -18,4 +18,9 @@ std::string format_table(const ValidationFile& file, const ValidationRun& run,
 std::string format_json(const ValidationFile& file, const ValidationRun& run,
                         const RunSummary& summary);
 
+// Writes a report to `path`, given on the command line as `option` (--json): a regular file
+// atomically (common/atomic_file.hpp), a device or pipe (/dev/stdout, a FIFO) in place. Throws
+// common::ConfigError "OPTION: error: PATH: REASON" when it cannot be opened, written or closed.
+void write_report_file(const std::string& option, const std::string& path, const std::string& text);
+
 }  // namespace scalecast::validation

@@ -197,6 +197,18 @@ void mark_unsimulatable(ValidationFile& file) {
   }
 }
 
+void create_work_dir(const std::string& option, const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw common::ConfigError(
+        option, 0, 0, "",
+        dir + ": is not a folder; give a folder to keep the simulations in (created if missing)");
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw common::ConfigError(option, 0, 0, "",
+                              fmt::format("{}: cannot create the folder: {}", dir, ec.message()));
+}
+
 std::vector<std::string> default_calibration_databases() {
   for (const std::string& dir : platforms::data_dirs()) {
     const std::filesystem::path folder = std::filesystem::path(dir) / "calibration" / "data";

@@ -42,6 +42,11 @@ void check_node_counts(const ValidationFile& file);
 // with a fault at a line of its own is left to the caller's checks (an input error).
 void mark_unsimulatable(ValidationFile& file);
 
+// Creates the folder the simulations are kept in (`option`: --work-dir), before any simulation:
+// throws common::ConfigError "OPTION: error: DIR: REASON" when it is a file or cannot be created
+// (a path through a regular file let every point fail, exit 4).
+void create_work_dir(const std::string& option, const std::string& dir);
+
 // The project's kernel calibration databases (calibration/data/*.yaml in the first data
 // directory that has the folder), sorted by name; kernel-level data, not from a validation file.
 std::vector<std::string> default_calibration_databases();

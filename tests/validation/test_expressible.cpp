@@ -8,13 +8,16 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 #include <string>
 
+#include "common/config_error.hpp"
 #include "common/interrupt.hpp"
 #include "sim/scenario.hpp"
 #include "validation/protocol.hpp"
+#include "validation/report.hpp"
 #include "validation/run_predictor.hpp"
 
 using namespace scalecast::validation;
@@ -272,6 +275,53 @@ TEST_SUITE("unit") {
     CHECK_NOTHROW(load(kMaxFitEfficiency));
     CHECK_THROWS(load(kMinFitEfficiency * 0.99));
     CHECK_THROWS(load(kMaxFitEfficiency * 1.01));
+  }
+
+  TEST_CASE("--work-dir is created before any simulation, or refused with the reason") {
+    const auto dir = std::filesystem::temp_directory_path() / "scalecast-test-work-dir";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string file = (dir / "afile").string();
+    std::ofstream(file) << "x";
+    // Under a regular file: every point used to fail (exit 4) after the run had started.
+    CHECK_THROWS_WITH_AS(
+        create_work_dir("--work-dir", file + "/sub"),
+        ("--work-dir: error: " + file + "/sub: cannot create the folder: Not a directory").c_str(),
+        scalecast::common::ConfigError);
+    CHECK_THROWS_WITH_AS(create_work_dir("--work-dir", file),
+                         ("--work-dir: error: " + file +
+                          ": is not a folder; give a folder to keep the simulations in (created "
+                          "if missing)")
+                             .c_str(),
+                         scalecast::common::ConfigError);
+    create_work_dir("--work-dir", (dir / "new" / "work").string());
+    CHECK(std::filesystem::is_directory(dir / "new" / "work"));
+    std::filesystem::remove_all(dir);
+  }
+
+  TEST_CASE("a report that cannot be written is an error naming the option, path and reason") {
+    const auto dir = std::filesystem::temp_directory_path() / "scalecast-test-report";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string file = (dir / "afile").string();
+    std::ofstream(file) << "x";
+    CHECK_THROWS_WITH_AS(
+        write_report_file("--json", file + "/v.json", "{}"),
+        ("--json: error: " + file + "/v.json: cannot create folder: Not a directory").c_str(),
+        scalecast::common::ConfigError);
+    write_report_file("--json", (dir / "v.json").string(), "{}\n");
+    std::ifstream in(dir / "v.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text == "{}\n");
+    // A full device: the write failed and was reported as success, the device replaced by a
+    // plain file. Only where /dev/full is the device.
+    if (std::filesystem::is_character_file("/dev/full")) {
+      CHECK_THROWS_WITH_AS(write_report_file("--json", "/dev/full", "{}\n"),
+                           "--json: error: /dev/full: cannot write: No space left on device",
+                           scalecast::common::ConfigError);
+      CHECK(std::filesystem::is_character_file("/dev/full"));
+    }
+    std::filesystem::remove_all(dir);
   }
 
   TEST_CASE("a child killed by a signal is named by it, SIGKILL with its usual cause") {
