@@ -70,6 +70,28 @@ class FdBuffer : public std::streambuf {
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& fill) {
   namespace fs = std::filesystem;
   const fs::path target(path);
+  std::error_code sec;
+  const fs::file_status st = fs::symlink_status(target, sec);
+  if (!sec && (fs::is_character_file(st) || fs::is_block_file(st) || fs::is_fifo(st) ||
+               fs::is_socket(st))) {
+    // A device or a pipe is written in place: a finished file renamed over it replaced the
+    // device node (as root, /dev/full became a plain file and the write "succeeded").
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) write_error(path, "cannot open", errno);
+    FdBuffer buffer(fd);
+    std::ostream out(&buffer);
+    try {
+      fill(out);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    out.flush();
+    const int err = buffer.error() != 0 ? buffer.error() : (!out ? EIO : 0);
+    if (::close(fd) != 0 && err == 0) write_error(path, "cannot write", errno);
+    if (err != 0) write_error(path, "cannot write", err);
+    return;
+  }
   if (target.has_parent_path()) {
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);

@@ -1,13 +1,8 @@
 #include "validation/report.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.hpp"
@@ -191,33 +186,8 @@ std::string format_json(const ValidationFile& file, const ValidationRun& run,
 
 void write_report_file(const std::string& option, const std::string& path,
                        const std::string& text) {
-  const auto fail = [&](const char* what, int err) {
-    throw common::ConfigError(option, 0, 0, "",
-                              fmt::format("{}: {}: {}", path, what, std::strerror(err)));
-  };
-  std::error_code ec;
-  const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    // A device or pipe is written in place: a finished file renamed over it, as for a regular
-    // file, replaced /dev/full with a plain file and reported success.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) fail("cannot open", errno);
-    const char* p = text.data();
-    std::size_t left = text.size();
-    while (left > 0) {
-      const ssize_t n = ::write(fd, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const int err = n < 0 ? errno : EIO;
-        ::close(fd);
-        fail("cannot write", err);
-      }
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    if (::close(fd) != 0) fail("cannot write", errno);
-    return;
-  }
+  // A device or pipe is written in place by write_file_atomic (a file renamed over /dev/full
+  // replaced the device and reported success); its errors name the option here.
   try {
     common::write_file_atomic(path, text);
   } catch (const common::ConfigError& e) {

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -109,5 +111,34 @@ TEST_SUITE("unit") {
     for (const auto& e : fs::directory_iterator(dir)) entries += e.path().filename() != "out.json";
     CHECK(entries == 0);
     fs::remove_all(dir);
+  }
+
+  TEST_CASE("a device or pipe is written in place, never replaced by a renamed file") {
+    // A pipe: the content arrives through it and the pipe is still a pipe.
+    const fs::path dir = fs::temp_directory_path() / "scalecast_atomic_fifo";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path fifo = dir / "out.json";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::ofstream(dir / "keep").close();
+    const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // a reader, so writing opens
+    REQUIRE(rd >= 0);
+    scalecast::common::write_file_atomic(fifo.string(), "{}\n");
+    char got[8] = {};
+    CHECK(::read(rd, got, sizeof got) == 3);
+    CHECK(std::string(got) == "{}\n");
+    ::close(rd);
+    CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+    fs::remove_all(dir);
+    // /dev/full: the write fails with the system's reason and the device stays a device.
+    if (fs::is_character_file(fs::symlink_status("/dev/full"))) {
+      try {
+        scalecast::common::write_file_atomic("/dev/full", "x");
+        FAIL("no error");
+      } catch (const std::runtime_error& e) {
+        CHECK(std::string(e.what()) == "/dev/full: error: cannot write: No space left on device");
+      }
+      CHECK(fs::is_character_file(fs::symlink_status("/dev/full")));
+    }
   }
 }
