@@ -98,9 +98,11 @@ void add_validate_command(CLI::App& app, Action& action) {
   sub->add_option("file", opts->file, "Validation YAML file (format: validation/FORMAT.md)")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("--json", opts->json_out, "Also write the table and summary as JSON");
+  sub->add_option("--json", opts->json_out, "Also write the table and summary as JSON")
+      ->check(kNonEmpty);
   sub->add_option("--work-dir", opts->work_dir,
-                  "Keep each simulation's scenario and outputs in this folder");
+                  "Keep each simulation's scenario and outputs in this folder")
+      ->check(kNonEmpty);
   sub->add_option("--jobs,-j", opts->jobs, "Simulations run at once (each a child process)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
