@@ -107,7 +107,7 @@ AnchorFit fit_anchor(const ValidationPoint& anchor, const std::string& base_dir,
   AnchorFit fit;
   fit.id = anchor.id;
   fit.measured = anchor.measured.value;
-  if (!anchor.unsimulatable.empty()) {  // mark_unsimulatable(): no platform or model of its name
+  if (!anchor.unsimulatable.empty()) {  // mark_unsimulatable(), at its own key
     fit.skip_reason = anchor.unsimulatable;
     return fit;
   }

@@ -91,6 +91,23 @@ std::string platform_ref(const Configuration& c) {
   return p.is_absolute() ? p.string() : (std::filesystem::path(c.base_dir) / p).string();
 }
 
+// Why `model` (named `name`) cannot take the point's sequence length: "" when it can or none is
+// given.
+std::string seq_len_problem(const models::Model& model, const std::string& name,
+                            std::optional<int> seq_len) {
+  if (!seq_len) return "";
+  if (!model.input.tokens) {
+    return fmt::format("seq_len {} is given but {} takes images, not token sequences", *seq_len,
+                       name);
+  }
+  try {
+    models::infer_shapes(model, *seq_len);
+  } catch (const common::ConfigError& e) {
+    return fmt::format("{} cannot take sequence length {}: {}", name, *seq_len, e.message());
+  }
+  return "";
+}
+
 }  // namespace
 
 // What a scenario cannot say: a model the zoo does not know, or a sequence length for a model
@@ -115,17 +132,8 @@ void check_expressible(const Configuration& c) {
   } catch (const std::invalid_argument& e) {
     throw Unsupported(e.what());
   }
-  if (!c.seq_len) return;
-  if (!model.input.tokens) {
-    throw Unsupported(fmt::format("seq_len {} is given but {} takes images, not token sequences",
-                                  *c.seq_len, c.model));
-  }
-  try {
-    models::infer_shapes(model, *c.seq_len);
-  } catch (const common::ConfigError& e) {
-    throw Unsupported(
-        fmt::format("{} cannot take sequence length {}: {}", c.model, *c.seq_len, e.message()));
-  }
+  const std::string problem = seq_len_problem(model, c.model, c.seq_len);
+  if (!problem.empty()) throw Unsupported(problem);
 }
 
 void check_node_counts(const ValidationFile& file) {
@@ -158,6 +166,7 @@ void mark_unsimulatable(ValidationFile& file) {
   const std::string base_dir = base_dir_of(file.path);
   std::map<std::string, std::string> platform_problem;  // by reference: "" when it loads
   std::map<std::string, std::string> model_problem;     // by name and kind
+  std::map<std::string, models::Model> graph_models;    // loaded graph models, by name
   for (ValidationPoint& p : file.points) {
     Configuration c;
     c.system = p.system;
@@ -185,7 +194,7 @@ void mark_unsimulatable(ValidationFile& file) {
           if (!models::load_transformer(p.model))
             m->second = fmt::format("\"{}\" is not a transformer of the LLM zoo", p.model);
         } else {
-          (void)models::load_model(p.model);
+          graph_models.emplace(p.model, models::load_model(p.model));
         }
       } catch (const common::ConfigError& e) {
         if (e.line() == 0) m->second = e.message();  // a model file's own fault: left as is
@@ -193,7 +202,14 @@ void mark_unsimulatable(ValidationFile& file) {
         m->second = e.what();  // an unknown zoo name
       }
     }
-    if (!m->second.empty()) p.unsimulatable = p.model_at.reason(m->second);
+    if (!m->second.empty()) {
+      p.unsimulatable = p.model_at.reason(m->second);
+      continue;
+    }
+    const auto graph = graph_models.find(p.model);
+    if (p.is_parallel() || graph == graph_models.end()) continue;
+    const std::string problem = seq_len_problem(graph->second, p.model, p.seq_len);
+    if (!problem.empty()) p.unsimulatable = p.seq_len_at.reason(problem);
   }
 }
 

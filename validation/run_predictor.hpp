@@ -37,7 +37,8 @@ void check_node_counts(const ValidationFile& file);
 
 // Before any simulation: marks each point that cannot be simulated (FORMAT.md section 5.4: no
 // platform of that name, unknown model; for a parallel point, a model that is not a transformer
-// of the LLM zoo) with the reason at its `system` or `model` key (ValidationPoint::unsimulatable);
+// of the LLM zoo; a seq_len the model cannot take) with the reason at its `system`, `model` or
+// `seq_len` key (ValidationPoint::unsimulatable);
 // the protocol lists it as skipped and the other points still run. A platform or model file
 // with a fault at a line of its own is left to the caller's checks (an input error).
 void mark_unsimulatable(ValidationFile& file);

@@ -181,7 +181,10 @@ ValidationPoint parse_point(const ConfigNode& node) {
   if (auto n = node.optional("network")) p.network = n->as_string();
   p.model = non_empty_string(node.required("model"));
   p.model_at = KeyAt::of(node.required("model"));
-  if (auto s = node.optional("seq_len")) p.seq_len = positive_int(*s);
+  if (auto s = node.optional("seq_len")) {
+    p.seq_len = positive_int(*s);
+    p.seq_len_at = KeyAt::of(*s);
+  }
   const ConfigNode strategy = node.required("strategy");
   const std::string s = one_of(
       strategy, {"none", "allreduce", "parameter_server", "parameter_server_cpu", "parallel"});

@@ -84,11 +84,13 @@ struct ValidationPoint {
   int nodes_line = 0;
   int nodes_column = 0;
   std::string nodes_key;
-  // Where `system`, `model` and the measured value were given.
+  // Where `system`, `model`, `seq_len` and the measured value were given.
   KeyAt system_at;
   KeyAt model_at;
+  KeyAt seq_len_at;
   KeyAt measured_at;
-  // Why the point cannot be simulated (no platform of that name, unknown model), set by
+  // Why the point cannot be simulated (no platform of that name, unknown model, a sequence
+  // length its model cannot take), set by
   // mark_unsimulatable() before any simulation; the protocol lists the point as skipped with it.
   std::string unsimulatable;
 

@@ -254,6 +254,45 @@ TEST_SUITE("unit") {
           0);
   }
 
+  TEST_CASE("a seq_len the point's model cannot take is a skip at the point's seq_len key") {
+    // The reason had no file:line: "anchor A not simulated: seq_len 128 is given but resnet50
+    // takes images, not token sequences".
+    auto with_seq = [](std::string p, int seq_len) {
+      const std::string model_line = "\n    precision:";
+      p.insert(p.find(model_line), "\n    seq_len: " + std::to_string(seq_len));
+      return p;
+    };
+    const std::string text =
+        "schema: scalecast-validation/1\npoints:\n" +
+        with_seq(point("A1", "dgx1-v100", 1, 1, "throughput: 400", "    role: anchor\n"), 128) +
+        with_seq(point("P1", "dgx1-v100", 8, 1, "throughput: 3000",
+                       "    role: predict\n    anchor: A1\n"),
+                 128) +
+        with_seq(
+            point("A2", "dgx1-v100", 1, 1, "throughput: 40", "    role: anchor\n", "bert_large"),
+            100000) +
+        with_seq(
+            point("A3", "dgx1-v100", 1, 1, "throughput: 40", "    role: anchor\n", "bert_large"),
+            128);
+    ValidationFile f = parse_validation_text(text, "v.yaml");
+    mark_unsimulatable(f);
+    INFO(f.points[0].unsimulatable);
+    CHECK(f.points[0].unsimulatable ==
+          "v.yaml:6:14: points[0].seq_len: seq_len 128 is given but resnet50 takes images, not "
+          "token sequences");
+    CHECK(f.points[1].unsimulatable.rfind("v.yaml:20:14: points[1].seq_len: seq_len 128", 0) == 0);
+    INFO(f.points[2].unsimulatable);
+    CHECK(f.points[2].unsimulatable.rfind(
+              "v.yaml:35:14: points[2].seq_len: bert_large cannot take sequence length 100000",
+              0) == 0);
+    CHECK(f.points[3].unsimulatable.empty());
+    FakePredictor fake;
+    const ValidationRun run = run_protocol(f, fake);
+    CHECK(run.anchors[0].skip_reason == f.points[0].unsimulatable);
+    CHECK(result(run, "P1").skip_reason == f.points[1].unsimulatable);  // its own key
+    CHECK(run.failures() == 0);
+  }
+
   TEST_CASE("an anchor the model cannot reach is not fitted, with the reason at its value") {
     // A measured 1e12 samples/s needs an efficiency of 2e9 here (500 samples/s at 1): it was
     // simulated anyway and refused at a line of the scenario validate had written.
