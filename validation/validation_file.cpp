@@ -220,28 +220,28 @@ ValidationPoint parse_point(const ConfigNode& node) {
   }
   if (auto c = node.optional("comm")) {
     if (!c->is_sequence()) c->fail("expected a list of strings");
-    for (const ConfigNode& item : c->items()) {
-      const std::string word = one_of(item, {"nccl", "mpi_cpu", "tcp", "rdma"});
-      if (std::find(p.comm.begin(), p.comm.end(), word) != p.comm.end())
-        item.fail(fmt::format("\"{}\" is listed twice", word));
-      p.comm.push_back(word);
-    }
     // FORMAT.md section 2: one library that reduces the gradients and one transport that moves
     // them. [nccl, mpi_cpu] simulated mpi_cpu alone, and [tcp, rdma] was refused as a duplicate
-    // key of a scenario validate had written, not at this key.
+    // key of a scenario validate had written, not at this key. A conflict is reported at the
+    // entry that makes it (the list's own position is its first entry in a block list).
+    const auto has = [&](const char* word) {
+      return std::find(p.comm.begin(), p.comm.end(), word) != p.comm.end();
+    };
+    for (const ConfigNode& item : c->items()) {
+      const std::string word = one_of(item, {"nccl", "mpi_cpu", "tcp", "rdma"});
+      if (has(word.c_str())) item.fail(fmt::format("\"{}\" is listed twice", word));
+      if ((word == "nccl" && has("mpi_cpu")) || (word == "mpi_cpu" && has("nccl")))
+        item.fail(
+            "nccl and mpi_cpu are two libraries (GPU collectives, MPI reducing on the CPU); "
+            "expected at most one of them");
+      if ((word == "tcp" && has("rdma")) || (word == "rdma" && has("tcp")))
+        item.fail("tcp and rdma are two transports; expected at most one of them");
+      p.comm.push_back(word);
+    }
     if (p.comm.empty())
       c->fail(
           "expected one or more of nccl, mpi_cpu, tcp, rdma (leave comm out where the "
           "source does not say)");
-    const auto has = [&](const char* word) {
-      return std::find(p.comm.begin(), p.comm.end(), word) != p.comm.end();
-    };
-    if (has("nccl") && has("mpi_cpu"))
-      c->fail(
-          "nccl and mpi_cpu are two libraries (GPU collectives, MPI reducing on the CPU); "
-          "expected at most one of them");
-    if (has("tcp") && has("rdma"))
-      c->fail("tcp and rdma are two transports; expected at most one of them");
   }
   if (!parallel) p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
   if (auto a = node.optional("accumulation")) {

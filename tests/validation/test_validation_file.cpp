@@ -200,10 +200,14 @@ TEST_SUITE("unit") {
     // FORMAT.md section 2: one library and one transport. [nccl, mpi_cpu] simulated mpi_cpu
     // alone; [tcp, rdma] was refused at a line of the scenario validate wrote.
     CHECK(error_of(replace_line(kGood, 22, "    comm: [nccl, mpi_cpu]")) ==
-          "v.yaml:22:11: error: points[1].comm: nccl and mpi_cpu are two libraries (GPU "
+          "v.yaml:22:18: error: points[1].comm[1]: nccl and mpi_cpu are two libraries (GPU "
           "collectives, MPI reducing on the CPU); expected at most one of them");
     CHECK(error_of(replace_line(kGood, 22, "    comm: [tcp, rdma]")) ==
-          "v.yaml:22:11: error: points[1].comm: tcp and rdma are two transports; expected at "
+          "v.yaml:22:17: error: points[1].comm[1]: tcp and rdma are two transports; expected at "
+          "most one of them");
+    // A block list: the entry that conflicts, not the list's first line.
+    CHECK(error_of(replace_line(kGood, 22, "    comm:\n      - nccl\n      - rdma\n      - tcp")) ==
+          "v.yaml:25:9: error: points[1].comm[2]: tcp and rdma are two transports; expected at "
           "most one of them");
     CHECK(error_of(replace_line(kGood, 22, "    comm: [mpi_cpu, tcp, nccl]"))
               .find("nccl and mpi_cpu are two libraries") != std::string::npos);
