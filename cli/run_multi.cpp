@@ -54,13 +54,17 @@ ordered_json llm_json(const sim::MixJob& job, const sim::LlmPointResult& r) {
 }
 
 ordered_json io_json(const sim::MixJob& job, const sim::IoJobResult& r) {
+  // A job without a duration reads until the training jobs end (end_s): its duration_s is null,
+  // not 0 (it printed 0.0, a job that read nothing).
+  const ordered_json duration =
+      job.duration_s > 0.0 ? ordered_json(job.duration_s) : ordered_json(nullptr);
   return {{"name", job.name},
           {"kind", "io"},
           {"start_s", job.start_s},
           {"node_list", job.node_list},
           {"nodes", r.nodes},
           {"request_bytes", job.request_bytes},
-          {"duration_s", job.duration_s},
+          {"duration_s", duration},
           {"end_s", r.end_s},
           {"bytes_read", r.bytes_read},
           {"requested_rate_Bps", r.requested_rate_Bps},
