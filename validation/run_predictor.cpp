@@ -108,6 +108,14 @@ std::string seq_len_problem(const models::Model& model, const std::string& name,
   return "";
 }
 
+// The platform a validation point names, resolved against its file's folder (base_dir).
+std::string platform_ref_of(const ValidationPoint& p, const std::string& base_dir) {
+  Configuration c;
+  c.system = p.system;
+  c.base_dir = base_dir;
+  return platform_ref(c);
+}
+
 }  // namespace
 
 // What a scenario cannot say: a model the zoo does not know, or a sequence length for a model
@@ -140,10 +148,7 @@ void check_node_counts(const ValidationFile& file) {
   const std::string base_dir = base_dir_of(file.path);
   std::map<std::string, std::optional<platforms::Platform>> loaded;
   for (const ValidationPoint& p : file.points) {
-    Configuration c;
-    c.system = p.system;
-    c.base_dir = base_dir;
-    const std::string ref = platform_ref(c);
+    const std::string ref = platform_ref_of(p, base_dir);
     auto [it, fresh] = loaded.try_emplace(ref);
     if (fresh) {
       try {
@@ -168,10 +173,7 @@ void mark_unsimulatable(ValidationFile& file) {
   std::map<std::string, std::string> model_problem;     // by name and kind
   std::map<std::string, models::Model> graph_models;    // loaded graph models, by name
   for (ValidationPoint& p : file.points) {
-    Configuration c;
-    c.system = p.system;
-    c.base_dir = base_dir;
-    const std::string ref = platform_ref(c);
+    const std::string ref = platform_ref_of(p, base_dir);
     auto [it, fresh] = platform_problem.try_emplace(ref);
     if (fresh) {
       try {
