@@ -19,6 +19,11 @@ using common::ConfigError;
 using common::ConfigNode;
 using common::Quantity;
 
+// The smallest network_model bandwidth_factor: a flow at 0.1 % of its bottleneck.
+constexpr double kMinBandwidthFactor = 0.001;
+// The most storage-server hosts a PFS is built with (storage.pfs.simulated_servers).
+constexpr int kMaxSimulatedPfsServers = 10'000;
+
 // Link classes the platform builder creates for `p` (platforms/README.md "Link names"), so a
 // factor rule naming any other class, which would silently never match, is an error.
 std::set<std::string> link_classes(const Platform& p) {
@@ -78,11 +83,13 @@ NetworkModelSpec parse_network_model(const ConfigNode& node, const std::set<std:
       }
       if (auto v = f.optional("bandwidth_factor")) {
         r.bandwidth_factor = v->as_double();
-        if (!(r.bandwidth_factor > 0.0 && r.bandwidth_factor <= 1.0))
-          v->fail(
-              "expected an efficiency greater than 0 and at most 1 (the fraction of the "
-              "bottleneck's bandwidth a flow gets), got " +
-              v->as_string());
+        // A flow at under 0.1 % of its link is no network; 1e-310 made every transfer take
+        // 1e307 s (an inf throughput) and 1e-320 a denormal, an all-zero result.
+        if (!(r.bandwidth_factor >= kMinBandwidthFactor && r.bandwidth_factor <= 1.0))
+          v->fail(fmt::format(
+              "expected an efficiency from {} to 1 (the fraction of the bottleneck's bandwidth "
+              "a flow gets), got {}",
+              kMinBandwidthFactor, v->as_string()));
       }
       if (r.link_class != "*" && !classes.count(r.link_class)) {
         f.required("class").fail(
@@ -105,8 +112,12 @@ PfsSpec parse_pfs(const ConfigNode& node) {
   p.servers = detail::count_at_least(node.required("servers"), 1);
   using detail::bandwidth;
   using detail::bandwidth_or;
+  // Each simulated server is a host, a disk and a link; more than the real servers, or than
+  // kMaxSimulatedPfsServers (the aggregate is split over them, so more only costs memory: 1e6
+  // took 22 GB), is refused.
   p.simulated_servers = node.has("simulated_servers")
-                            ? detail::count_at_least(node.required("simulated_servers"), 1)
+                            ? detail::count_in(node.required("simulated_servers"), 1,
+                                               std::min(p.servers, kMaxSimulatedPfsServers))
                             : std::min(p.servers, 8);
   p.read_bandwidth_Bps = bandwidth(node.required("read_bandwidth"));
   p.write_bandwidth_Bps = bandwidth_or(node, "write_bandwidth", p.read_bandwidth_Bps);

@@ -111,12 +111,30 @@ TEST_SUITE("unit") {
   TEST_CASE("a bandwidth factor above 1 or a latency factor below 1 is an error") {
     CHECK(error_of(mutate("bandwidth_factor: 0.9", "bandwidth_factor: 50")) ==
           "test.yaml:21:38: error: network_model.factors[0].bandwidth_factor: expected an "
-          "efficiency greater than 0 and at most 1 (the fraction of the bottleneck's bandwidth a "
-          "flow gets), got 50");
+          "efficiency from 0.001 to 1 (the fraction of the bottleneck's bandwidth a flow gets), "
+          "got 50");
+    // 1e-310 gave an inf throughput with exit 0, 1e-320 (a denormal) an all-zero result.
+    for (const char* tiny : {"1e-310", "1e-320", "0.0009"}) {
+      INFO(tiny);
+      CHECK(error_of(mutate("bandwidth_factor: 0.9", std::string("bandwidth_factor: ") + tiny))
+                .find("bandwidth_factor: expected an efficiency from 0.001 to 1") !=
+            std::string::npos);
+    }
+    CHECK(error_of(mutate("bandwidth_factor: 0.9", "bandwidth_factor: 0.001")) == "(no error)");
     CHECK(error_of(mutate("bandwidth_factor: 0.9", "bandwidth_factor: 1, latency_factor: 0.5"))
               .find("latency_factor: expected a factor from 1 to 1000") != std::string::npos);
     CHECK(error_of(mutate("bandwidth_factor: 0.9", "bandwidth_factor: 1, latency_factor: 13.01")) ==
           "(no error)");
+  }
+
+  TEST_CASE("simulated PFS servers are at most the real servers and at most 10,000") {
+    // 1e6 simulated servers (of 77) took 22 GB and did not finish; 100 of 77 was accepted.
+    CHECK(error_of(mutate("servers: 2,", "servers: 2, simulated_servers: 3,")) ==
+          "test.yaml:23:40: error: storage.pfs.simulated_servers: expected at most 2 (a whole "
+          "number from 1 to 2), got 3");
+    CHECK(error_of(mutate("servers: 2,", "servers: 20000, simulated_servers: 10001,"))
+              .find("simulated_servers: expected at most 10,000") != std::string::npos);
+    CHECK(error_of(mutate("servers: 2,", "servers: 2, simulated_servers: 2,")) == "(no error)");
   }
 
   TEST_CASE("a factor class no link has is an error listing the classes") {
