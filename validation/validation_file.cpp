@@ -21,6 +21,8 @@ constexpr const char* kSchema = "scalecast-validation/1";
 // GPUs on ResNet-50 would read about 1e8 images/s).
 constexpr double kMinThroughput = 1e-3;
 constexpr double kMaxThroughput = 1e12;
+// The smallest measured scaling efficiency, MFU or HFU: 0.1 %.
+constexpr double kMinFraction = 1e-3;
 
 // One of a fixed set of words; the message lists them.
 std::string one_of(const ConfigNode& node, const std::vector<std::string>& allowed) {
@@ -48,6 +50,26 @@ const std::vector<std::pair<std::string, MeasuredKind>>& llm_metrics() {
   return m;
 }
 
+struct MetricRange {
+  double lo;
+  double hi;
+  const char* what;
+};
+
+// The range a measured LLM metric of a real run lies in (FORMAT.md section 9).
+MetricRange llm_metric_range(MeasuredKind kind) {
+  switch (kind) {
+    case MeasuredKind::kTokensPerSecondPerGpu:
+      return {1e-3, 1e9, "tokens/s per GPU"};
+    case MeasuredKind::kIterationSeconds:
+      return {1e-6, 1e6, "an iteration time in seconds"};
+    case MeasuredKind::kTflopsPerGpu:
+      return {1e-3, 1e5, "TFLOP/s per GPU"};
+    default:  // mfu, hfu
+      return {kMinFraction, 1.0, "a fraction"};
+  }
+}
+
 Measured parse_llm_measured(const ConfigNode& node) {
   std::vector<std::string> keys;
   for (const auto& [key, kind] : llm_metrics()) keys.push_back(key);
@@ -64,10 +86,11 @@ Measured parse_llm_measured(const ConfigNode& node) {
     const ConfigNode v = node.required(key);
     m.kind = kind;
     m.value = v.as_double();
-    const bool fraction = kind == MeasuredKind::kMfu || kind == MeasuredKind::kHfu;
-    if (fraction && !(m.value > 0.0 && m.value <= 1.0))
-      v.fail(fmt::format("expected a fraction in (0, 1], got {}", m.value));
-    if (!(m.value > 0.0)) v.fail(fmt::format("expected a positive value, got {}", m.value));
+    // What a real run can measure: a denormal mfu printed an error of +inf and a MAPE of inf
+    // (exit 0), and 1e-300 a 300-digit error.
+    const auto [lo, hi, what] = llm_metric_range(kind);
+    if (!(m.value >= lo && m.value <= hi))
+      v.fail(fmt::format("expected {} from {:g} to {:g}, got {}", what, lo, hi, v.as_string()));
   }
   if (found != 1) node.fail(fmt::format("expected exactly one of {}", fmt::join(keys, ", ")));
   if (auto f = node.optional("flops")) {
@@ -111,8 +134,8 @@ Measured parse_measured(const ConfigNode& node) {
   const ConfigNode e = node.required("scaling_efficiency");
   m.kind = MeasuredKind::kScalingEfficiency;
   m.value = e.as_double();
-  if (!(m.value > 0.0 && m.value <= 1.0)) {
-    e.fail(fmt::format("expected a fraction in (0, 1], got {}", m.value));
+  if (!(m.value >= kMinFraction && m.value <= 1.0)) {
+    e.fail(fmt::format("expected a fraction from {:g} to 1, got {}", kMinFraction, e.as_string()));
   }
   if (auto b = node.optional("baseline_gpus")) m.baseline_gpus = positive_int(*b);
   return m;

@@ -135,8 +135,18 @@ TEST_SUITE("unit") {
           std::string::npos);
     CHECK(
         error_of(replace_line(kGood, 30, "      mfu: 1.5"))
-            .find("v.yaml:30:12: error: points[1].measured.mfu: expected a fraction in (0, 1], got "
-                  "1.5") == 0);
+            .find("v.yaml:30:12: error: points[1].measured.mfu: expected a fraction from 0.001 to "
+                  "1, got 1.5") == 0);
+    // A denormal mfu printed an error of +inf and a MAPE of inf with exit 0.
+    CHECK(error_of(replace_line(kGood, 30, "      mfu: 1e-310"))
+              .find("points[1].measured.mfu: expected a fraction from 0.001 to 1, got 1e-310") !=
+          std::string::npos);
+    CHECK(error_of(replace_line(kGood, 30, "      iteration_s: 1e-9"))
+              .find("measured.iteration_s: expected an iteration time in seconds from 1e-06 to "
+                    "1e+06, got 1e-9") != std::string::npos);
+    CHECK(error_of(replace_line(kGood, 30, "      tflops_per_gpu: 1e300"))
+              .find("measured.tflops_per_gpu: expected TFLOP/s per GPU from 0.001 to 100000") !=
+          std::string::npos);
     CHECK(error_of(replace_line(kGood, 30, "      mfu: 0.5\n      flops: peak"))
               .find("points[1].measured.flops: expected one of model, causal, all_params") !=
           std::string::npos);

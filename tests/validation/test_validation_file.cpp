@@ -149,8 +149,8 @@ TEST_SUITE("unit") {
 
   TEST_CASE("efficiency above one") {
     CHECK(error_of(replace_line(kGood, 27, "      scaling_efficiency: 1.2")) ==
-          "v.yaml:27:27: error: points[1].measured.scaling_efficiency: expected a fraction in "
-          "(0, 1], got 1.2");
+          "v.yaml:27:27: error: points[1].measured.scaling_efficiency: expected a fraction from "
+          "0.001 to 1, got 1.2");
   }
 
   TEST_CASE("negative batch") {
@@ -188,6 +188,18 @@ TEST_SUITE("unit") {
   TEST_CASE("context entry without id") {
     CHECK(error_of(replace_line(kGood, 32, "  - idx: C1")) ==
           "v.yaml:32:5: error: context[0]: missing required key 'id'");
+  }
+
+  TEST_CASE("a scaling efficiency below 0.001 or above 1 is an error at the key") {
+    // 1e-310 printed an error of +inf and a MAPE of inf with exit 0.
+    for (const char* bad : {"1e-310", "0", "1.01", "-0.5"}) {
+      INFO(bad);
+      CHECK(error_of(replace_line(kGood, 27, std::string("      scaling_efficiency: ") + bad)) ==
+            std::string("v.yaml:27:27: error: points[1].measured.scaling_efficiency: expected a "
+                        "fraction from 0.001 to 1, got ") +
+                bad);
+    }
+    CHECK(error_of(replace_line(kGood, 27, "      scaling_efficiency: 0.001")) == "<no error>");
   }
 
   TEST_CASE("comm with an unknown transport") {
