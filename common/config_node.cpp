@@ -8,6 +8,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "common/input_file.hpp"
 
@@ -60,6 +62,32 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   return best_distance <= limit ? best : std::string();
 }
 
+namespace {
+
+// The 1-based line of the `---` that starts the second document of `text` (`second` is that
+// document, whose mark is its first value, or none when it is empty).
+int second_document_line(const std::string& text, const YAML::Node& second) {
+  int line = 0;
+  bool started = false;  // the first document has begun: content, or its own `---`
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view l(text.data() + at, end - at);
+    ++line;
+    const bool marker =
+        l.starts_with("---") && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    if (marker && started) return line;
+    const std::size_t first = l.find_first_not_of(" \t\r");
+    if (marker || (first != std::string_view::npos && l[first] != '#' && l[first] != '%'))
+      started = true;
+    at = end + 1;
+  }
+  const YAML::Mark m = second.Mark();
+  return mark_valid(m) ? m.line + 1 : 1;
+}
+
+}  // namespace
+
 ConfigNode ConfigNode::load_file(const std::string& path, const std::string& display_name) {
   const std::string name = display_name.empty() ? path : display_name;
   return load_string(read_input_file(path, kYamlMaxBytes, name), name);
@@ -72,7 +100,15 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
   check_yaml_characters(text, name);
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    // YAML::Load read the first document and dropped the rest: a second one after `---` (say,
+    // another `nodes:`) was silently ignored.
+    if (documents.size() > 1) {
+      throw ConfigError(name, second_document_line(text, documents[1]), 1, "",
+                        "a second YAML document starts here; expected one document (nothing "
+                        "after its `---` would be read)");
+    }
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::ParserException& e) {
     throw ConfigError(name, e.mark.line + 1, e.mark.column + 1, "",
                       fmt::format("YAML syntax error: {}", e.msg));

@@ -181,3 +181,23 @@ TEST_SUITE("unit") {
           "f.yaml:1:1: error: expected a time of at least 0 s and at most 1 s, got \"2s\"");
   }
 }
+
+TEST_SUITE("unit") {
+  TEST_CASE("a second YAML document is an error at its ---, one document with markers loads") {
+    // YAML::Load read the first document only: `nodes: [9999999]` after `---` was ignored.
+    const auto load = [](const std::string& text) {
+      return error_of([&] { (void)ConfigNode::load_string(text, "s.yaml"); });
+    };
+    const std::string expected =
+        ": error: a second YAML document starts here; expected one document (nothing after its "
+        "`---` would be read)";
+    CHECK(load("nodes: [1]\n---\nnodes: [9999999]\n") == "s.yaml:2:1" + expected);
+    CHECK(load("# head\n---\nnodes: [1]\n--- {nodes: [2]}\n") == "s.yaml:4:1" + expected);
+    CHECK(load("nodes: [1]\n---\n") == "s.yaml:2:1" + expected);
+    CHECK(load("nodes: [1]\n...\n---\nx: 1\n") == "s.yaml:3:1" + expected);
+    CHECK(load("%YAML 1.2\n---\nnodes: [1]\n...\n") == "<no error>");
+    CHECK(load("---\nname: |\n  ---\n  text\n") == "<no error>");
+    CHECK(load("") == "<no error>");
+    CHECK(ConfigNode::load_string("---\nnodes: 3\n", "s.yaml").required("nodes").as_int() == 3);
+  }
+}
