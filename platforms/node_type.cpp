@@ -73,6 +73,7 @@ int NodeType::parse_vertex(const std::string& text) const {
     int index = -1;
     const char* begin = text.data() + prefix.size();
     const char* end = text.data() + text.size();
+    if (end - begin > 1 && *begin == '0') return -1;  // gpu00 is a typo, not gpu0
     auto [ptr, ec] = std::from_chars(begin, end, index);
     if (ec != std::errc() || ptr != end || index < 0 || index >= counts[k]) return -1;
     return vertex(static_cast<VertexKind>(k), index);

@@ -75,6 +75,10 @@ void parse_nvlink_matrix(NodeType& t, const ConfigNode& node) {
       rows[i].fail(fmt::format("expected {} link counts, got {}", t.gpu_count, cols.size()));
     }
     for (int j = 0; j < t.gpu_count; ++j) m[i][j] = count_in(cols[j], 0, kMaxPartsPerNode);
+    // A GPU linked to itself was accepted and dropped; `between: [[gpu0, gpu0]]` is an error.
+    if (m[i][i] != 0)
+      cols[i].fail(
+          fmt::format("gpu{} cannot have NVLinks to itself; expected 0 on the diagonal", i));
   }
   for (int i = 0; i < t.gpu_count; ++i) {
     for (int j = i + 1; j < t.gpu_count; ++j) {

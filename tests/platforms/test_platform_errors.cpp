@@ -84,6 +84,15 @@ TEST_SUITE("unit") {
           "'cpu2': node type 'box' has cpu0..cpu1, gpu0..gpu1, nic0");
   }
 
+  TEST_CASE("an endpoint with a leading zero is unknown, not read as another") {
+    // gpu00 was read as gpu0.
+    CHECK(error_of(mutate("[cpu1, gpu1]", "[cpu1, gpu01]")) ==
+          "test.yaml:10:40: error: node_types.box.links[0].between[1][1]: unknown endpoint "
+          "'gpu01': node type 'box' has cpu0..cpu1, gpu0..gpu1, nic0");
+    CHECK(error_of(mutate("[cpu0, gpu0]", "[cpu00, gpu0]")).find("unknown endpoint 'cpu00'") !=
+          std::string::npos);
+  }
+
   TEST_CASE("NICs say whether they carry RDMA: required for Ethernet, only where TCP can go") {
     CHECK(parse(kValid).node_types[0].nic.rdma);  // InfiniBand or unnamed: RDMA
     const std::string nic = "nics: {count: 1, bandwidth: 12.5GBps}";
@@ -171,6 +180,15 @@ TEST_SUITE("unit") {
     CHECK(error_of(text) ==
           "test.yaml:7:54: error: node_types.box.nvlink_matrix.counts[0]: not symmetric: "
           "gpu0-gpu1 has 1 links but gpu1-gpu0 has 2");
+  }
+
+  TEST_CASE("an nvlink matrix linking a GPU to itself is rejected at the diagonal entry") {
+    const std::string text = mutate(
+        "    links:\n",
+        "    nvlink_matrix: {link_bandwidth: 25GBps, counts: [[1, 1], [1, 0]]}\n    links:\n");
+    CHECK(error_of(text) ==
+          "test.yaml:7:55: error: node_types.box.nvlink_matrix.counts[0][0]: gpu0 cannot have "
+          "NVLinks to itself; expected 0 on the diagonal");
   }
 
   TEST_CASE("unknown platform name says where it looked") {
