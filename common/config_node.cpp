@@ -227,7 +227,7 @@ double ConfigNode::as_double() const {
   if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
     fail(fmt::format("expected a number, got \"{}\"", s));
   }
-  return v;
+  return v + 0.0;  // -0 is 0: it printed as -0.0 in outputs
 }
 
 std::int64_t ConfigNode::as_int() const {
@@ -277,7 +277,7 @@ bool ConfigNode::as_bool() const {
 double ConfigNode::as_quantity(Quantity kind) const {
   const std::string s = scalar_text();
   try {
-    return parse_quantity(s, kind);
+    return parse_quantity(s, kind) + 0.0;  // -0s is 0 s: it printed as -0.0 in outputs
   } catch (const UnitError& e) {
     fail(e.what());
   }

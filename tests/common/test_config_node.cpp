@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "common/config_node.hpp"
@@ -199,5 +200,18 @@ TEST_SUITE("unit") {
     CHECK(load("---\nname: |\n  ---\n  text\n") == "<no error>");
     CHECK(load("") == "<no error>");
     CHECK(ConfigNode::load_string("---\nnodes: 3\n", "s.yaml").required("nodes").as_int() == 3);
+  }
+}
+
+TEST_SUITE("unit") {
+  TEST_CASE("a negative zero number or quantity is read as zero, never -0") {
+    // `start: -0s` printed "start_s": -0.0 in summary.json and -0.000 in the table.
+    const ConfigNode d = ConfigNode::load_string("a: -0\nb: -0s\nc: -0.0e5\n", "z.yaml");
+    for (const double v :
+         {d.required("a").as_double(), d.required("b").as_quantity(Quantity::kTime),
+          d.required("c").as_double()}) {
+      CHECK(v == 0.0);
+      CHECK_FALSE(std::signbit(v));
+    }
   }
 }
