@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/commands.hpp"
 #include "cli/describe.hpp"
+#include "common/config_error.hpp"
 #include "common/units.hpp"
 #include "models/model_yaml.hpp"
 #include "models/training_step.hpp"
@@ -97,11 +99,30 @@ int describe_model(const DescribeModelOptions& options) {
     fmt::print("{}", models::to_yaml(model));
     return kExitOk;
   }
+  // --seq-len is the option's fault where the model cannot take it: an image model ignored it
+  // (a scenario's seq_len is an error there) and a length beyond the position table was
+  // reported at "zoo:".
+  const auto seq_len_error = [&](const std::string& why) {
+    std::fprintf(stderr, "--seq-len: error: %s\n", why.c_str());
+    return kExitInputError;
+  };
+  if (options.seq_len > 0 && !model.input.tokens) {
+    return seq_len_error(fmt::format("{} takes {}x{}x{} images, not token sequences", model.name,
+                                     model.input.c, model.input.h, model.input.w));
+  }
   models::StepOptions so;
   so.batch = options.batch;
   so.precision = common::parse_precision(options.precision).value_or(common::Precision::kFp32);
   so.seq_len = options.seq_len;
-  const models::TrainingStep step = models::build_training_step(model, so);
+  std::optional<models::TrainingStep> built;
+  try {
+    built.emplace(models::build_training_step(model, so));
+  } catch (const common::ConfigError& e) {
+    if (options.seq_len == 0) throw;
+    return seq_len_error(fmt::format("{} cannot take sequence length {}: {}", model.name,
+                                     options.seq_len, e.message()));
+  }
+  const models::TrainingStep& step = *built;
   const auto& t = step.totals();
   const double n = static_cast<double>(options.batch);
 
