@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/input_file.hpp"
+#include "platforms/cluster_size.hpp"
 #include "platforms/data_dir.hpp"
 #include "platforms/loader_parts.hpp"
 #include "platforms/platform.hpp"
@@ -233,7 +234,14 @@ Platform parse_platform(const std::string& text, const std::string& display_name
   }
   if (p.partitions.empty()) partitions.fail("expected at least one partition");
 
-  p.network = detail::parse_network(root.required("network"));
+  const ConfigNode network = root.required("network");
+  p.network = detail::parse_network(network);
+  // The file's own machine must be one its topology rule can build: a fat tree whose radix-1
+  // top level holds fewer ports than the partitions need loaded, then failed in the engine
+  // (exit 4, no place).
+  const std::string problem = node_count_problem(p, p.total_nodes());
+  if (!problem.empty())
+    (network.has("levels") ? network.required("levels") : network).fail(problem);
   if (auto storage = root.optional("storage")) {
     storage->check_keys({"pfs"});
     if (auto pfs = storage->optional("pfs")) p.pfs = parse_pfs(*pfs);

@@ -127,6 +127,18 @@ TEST_SUITE("unit") {
           "(no error)");
   }
 
+  TEST_CASE("a fat tree that cannot hold the file's own nodes is an error at network.levels") {
+    // 4 nodes of 1 NIC under a radix-2 level topped by radix 1: 2 ports. It loaded, and the
+    // engine failed building it (exit 4, no place).
+    CHECK(error_of(mutate("levels: [{radix: 4, oversubscription: \"2:1\"}]",
+                          "levels: [{radix: 2}, {radix: 1}]")) ==
+          "test.yaml:18:11: error: network.levels: mini cannot build 4 nodes: a fat tree whose top "
+          "level has radix 1 cannot add levels: its 2 level(s) hold at most 2 NIC ports, 4 are "
+          "needed (at most 2 nodes)");
+    CHECK(error_of(mutate("levels: [{radix: 4, oversubscription: \"2:1\"}]",
+                          "levels: [{radix: 4}, {radix: 1}]")) == "(no error)");
+  }
+
   TEST_CASE("simulated PFS servers are at most the real servers and at most 10,000") {
     // 1e6 simulated servers (of 77) took 22 GB and did not finish; 100 of 77 was accepted.
     CHECK(error_of(mutate("servers: 2,", "servers: 2, simulated_servers: 3,")) ==
