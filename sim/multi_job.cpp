@@ -1,5 +1,6 @@
 #include "sim/multi_job.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -7,6 +8,9 @@
 #include <exception>
 #include <stdexcept>
 
+#include "common/config_error.hpp"
+#include "common/config_node.hpp"
+#include "common/units.hpp"
 #include "sim/simulated_platform.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -71,6 +75,9 @@ struct JobMix::State {
     // rate, so the job never reads more than it asked whenever the window ends (a 1 B/s job read
     // a 16 MiB request at its start). A late request goes at once.
     const bool open_ended = spec.duration_s <= 0.0;
+    // This node's share of kMaxIoRequests (the load checked the windows it knows).
+    const long most = (spec.max_requests + static_cast<long>(spec.nodes.size()) - 1) /
+                      static_cast<long>(spec.nodes.size());
     for (long i = 0;; ++i) {
       const double due = spec.start_s + static_cast<double>(open_ended ? i + 1 : i) *
                                             spec.request_bytes / per_node_Bps;
@@ -81,6 +88,19 @@ struct JobMix::State {
         break;
       if (due > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(due);
       if (sg4::Engine::get_clock() >= stop_s) break;
+      if (i >= most) {
+        error = std::make_exception_ptr(common::ConfigError(
+            spec.file, spec.line, spec.column, spec.key,
+            fmt::format("the I/O job '{}' reached {} requests of {} at {:.6g} s, before the "
+                        "training jobs ended; that is the most scalecast simulates per I/O job "
+                        "(give it a duration, a larger request_size or a lower read_rate)",
+                        spec.name,
+                        common::format_count(most * static_cast<long>(spec.nodes.size())),
+                        common::format_quantity(spec.request_bytes, common::Quantity::kSize),
+                        sg4::Engine::get_clock())));
+        sg4::Actor::kill_all();
+        return;
+      }
       // Servers in turn from the node's own offset, as striped files spread over them.
       sg4::Host* server = servers[(slot + static_cast<std::size_t>(i)) % servers.size()];
       const auto bytes = static_cast<std::uint64_t>(spec.request_bytes);

@@ -35,6 +35,10 @@ struct ScheduledPipelineJob {
 // reads back to back. It stops after `duration_s` (0: when the training jobs are done). Either
 // way it never reads more than it asked: with a duration, the whole requests that fit rate x
 // duration from the start; without one, each request once rate x the time elapsed covers it.
+// The most requests one I/O job reads: SimGrid 3.32's cost per completed transfer grows with
+// the transfers before it (36k requests took 5 s, 72k 23 s, 1.2e9 never ended).
+inline constexpr long kMaxIoRequests = 50'000;
+
 struct IoJobSpec {
   std::string name = "io";
   std::vector<int> nodes;
@@ -42,6 +46,13 @@ struct IoJobSpec {
   double request_bytes = 16.0 * 1048576.0;
   double start_s = 0.0;
   double duration_s = 0.0;
+  // Where the job is written (jobs[i]), for a job without a duration that reaches
+  // kMaxIoRequests before the training jobs end: an error there, not a read cut short.
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string key;
+  long max_requests = kMaxIoRequests;  // all nodes together
 };
 
 struct IoJobResult {

@@ -393,6 +393,36 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
     for (int n : job.node_list) used[n] = 1;
     taken += job.nodes;
   }
+  // An I/O job reads read_rate / request_size requests a second; SimGrid's cost per request
+  // grows with the requests before it, so a long window never ended (1e6 s at 20 GB/s in 16 MiB
+  // requests, 1.2e9 of them). The window is the duration, or at least until the last training
+  // job starts; the engine checks the rest (IoJobSpec::max_requests).
+  double last_start = 0.0;
+  for (const MixJob& job : spec->jobs)
+    if (job.kind == MixJob::Kind::kTraining) last_start = std::max(last_start, job.start_s);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const MixJob& job = spec->jobs[i];
+    if (job.kind != MixJob::Kind::kIo) continue;
+    const bool timed = job.duration_s > 0.0;
+    const double window = timed ? job.duration_s : std::max(0.0, last_start - job.start_s);
+    const double requests = job.read_rate_Bps * window / job.request_bytes;
+    if (requests > static_cast<double>(kMaxIoRequests)) {
+      const ConfigNode& e = entries[i];
+      (timed ? e.required("duration") : e)
+          .fail(fmt::format(
+              "expected at most {} requests ({} of {} at {}), the most scalecast simulates per I/O "
+              "job; {} (give a larger request_size, a lower read_rate{})",
+              common::format_count(kMaxIoRequests), fmt::format("{:.3g}", requests),
+              common::format_quantity(job.request_bytes, Quantity::kSize),
+              common::format_quantity(job.read_rate_Bps, Quantity::kBandwidth),
+              timed ? fmt::format("its duration is {}",
+                                  common::format_quantity(window, Quantity::kTime))
+                    : fmt::format("it reads until the training jobs end, at least {} after "
+                                  "its start (the last training job starts then)",
+                                  common::format_quantity(window, Quantity::kTime)),
+              timed ? " or a shorter duration" : " or a duration"));
+    }
+  }
   // Each training job's scenario at its size.
   for (std::size_t i = 0; i < entries.size(); ++i) {
     MixJob& job = spec->jobs[i];
@@ -435,8 +465,17 @@ MixResult run_mix(const Scenario& s, int alone, const MixPricing& pricing) {
     const MixJob& job = m.jobs[k];
     if (alone >= 0 && static_cast<int>(k) != alone) continue;
     if (job.kind == MixJob::Kind::kIo) {
-      io.push_back({job.name, job.node_list, job.read_rate_Bps, job.request_bytes, job.start_s,
-                    job.duration_s});
+      IoJobSpec& spec = io.emplace_back();
+      spec.name = job.name;
+      spec.nodes = job.node_list;
+      spec.read_rate_Bps = job.read_rate_Bps;
+      spec.request_bytes = job.request_bytes;
+      spec.start_s = job.start_s;
+      spec.duration_s = job.duration_s;
+      spec.file = job.at.file;
+      spec.line = job.at.line;
+      spec.column = job.at.column;
+      spec.key = job.at.key;
       r.io_index.push_back(static_cast<int>(k));
       continue;
     }

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 
+#include "common/config_error.hpp"
 #include "sim/engine_setup.hpp"
 #include "sim/input_pipeline.hpp"
 #include "sim/multi_job.hpp"
@@ -19,6 +20,18 @@ using namespace scalecast::sim;
 using namespace scalecast::sim::testing;
 
 namespace {
+
+IoJobSpec io_job(const std::string& name, std::vector<int> nodes, double rate_Bps,
+                 double request_bytes, double start_s, double duration_s) {
+  IoJobSpec j;
+  j.name = name;
+  j.nodes = std::move(nodes);
+  j.read_rate_Bps = rate_Bps;
+  j.request_bytes = request_bytes;
+  j.start_s = start_s;
+  j.duration_s = duration_s;
+  return j;
+}
 
 // All-reduce bound: 10 ms of forward compute, one gradient of `bytes` made by a backward op of
 // no duration, 1 ms of optimizer; one GPU per node, ring at flow fidelity.
@@ -251,8 +264,8 @@ TEST_SUITE("unit") {
     ps.pfs_disk_bw = 2e9;  // 4 GB/s over both servers
     TestPlatform platform(ps);
     // Asks 1 GB/s for 2 s: 10 MB per node every 20 ms, 100 requests per node.
-    IoJobSpec paced{"paced", {0, 1}, 1e9, 10e6, 0.0, 2.0};
-    IoJobSpec greedy{"greedy", {2, 3}, 100e9, 16e6, 2.0, 2.0};  // asks 100 GB/s, later
+    IoJobSpec paced = io_job("paced", {0, 1}, 1e9, 10e6, 0.0, 2.0);
+    IoJobSpec greedy = io_job("greedy", {2, 3}, 100e9, 16e6, 2.0, 2.0);  // asks 100 GB/s, later
     JobMix mix(platform, {}, {paced, greedy});
     mix.run();
     const std::vector<IoJobResult> r = mix.io_results();
@@ -277,8 +290,8 @@ TEST_SUITE("unit") {
     ps.pfs_servers = 2;
     ps.pfs_disk_bw = 2e9;
     TestPlatform platform(ps);
-    IoJobSpec paced{"paced", {2}, 0.2e9, 2e6, 0.0, 0.0};
-    IoJobSpec trickle{"trickle", {3}, 1.0, 16.0 * 1048576, 0.0, 0.0};
+    IoJobSpec paced = io_job("paced", {2}, 0.2e9, 2e6, 0.0, 0.0);
+    IoJobSpec trickle = io_job("trickle", {3}, 1.0, 16.0 * 1048576, 0.0, 0.0);
     JobMix mix(platform, {{ring_job("train", {0, 1}, 1e6), 0.0}}, {paced, trickle});
     mix.run();
     const std::vector<IoJobResult> r = mix.io_results();
@@ -293,6 +306,36 @@ TEST_SUITE("unit") {
     CHECK(r[0].achieved_rate_Bps <= paced.read_rate_Bps);
     CHECK(r[1].bytes_read == 0.0);
     CHECK(r[1].achieved_rate_Bps == 0.0);
+  }
+
+  TEST_CASE("an I/O job without a duration that reaches its request limit is an error at its key") {
+    // A neighbour reading until the training jobs end has no window known at load; its
+    // requests cost SimGrid more the more came before (1e6 s of 16 MiB requests at 20 GB/s never
+    // ended), so the engine stops at the limit with an error at the job, never a read cut short.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 4;
+    ps.pfs_servers = 2;
+    ps.pfs_disk_bw = 2e9;
+    TestPlatform platform(ps);
+    IoJobSpec io = io_job("io", {2, 3}, 0.2e9, 2e6, 0.0, 0.0);
+    io.file = "mix.yaml";
+    io.line = 12;
+    io.column = 5;
+    io.key = "jobs[1]";
+    // 1 per node: requests are due every 20 ms per node (at 20, 40, ... ms) and the training job
+    // ends at ~44 ms, so the second is due inside the window.
+    io.max_requests = 2;
+    JobMix mix(platform, {{ring_job("train", {0, 1}, 1e6), 0.0}}, {io});
+    try {
+      mix.run();
+      FAIL("expected an error at the I/O job");
+    } catch (const scalecast::common::ConfigError& e) {
+      CHECK(std::string(e.what()) ==
+            "mix.yaml:12:5: error: jobs[1]: the I/O job 'io' reached 2 requests of 1.907 MiB at "
+            "0.04 s, before the training jobs ended; that is the most scalecast simulates per "
+            "I/O job (give it a duration, a larger request_size or a lower read_rate)");
+    }
   }
 
   TEST_CASE("a noisy neighbour on other nodes halves an I/O-bound job's share of the PFS") {
@@ -323,7 +366,7 @@ TEST_SUITE("unit") {
     s.iterations = 2;
     s.input.source = InputSource::kPfs;
     s.input.stored_bytes_per_sample = 2e6;
-    IoJobSpec noise{"noise", {8, 9, 10, 11, 12, 13, 14, 15}, 1e12, 16e6, 0.0, 0.0};
+    IoJobSpec noise = io_job("noise", {8, 9, 10, 11, 12, 13, 14, 15}, 1e12, 16e6, 0.0, 0.0);
     JobMix mix(platform, {{s, 0.0}}, {noise});
     mix.run();
     const JobResult r = mix.results().front();

@@ -164,6 +164,34 @@ jobs:
     CHECK(e == "in.yaml:7:32: error: jobs[0].start: expected a non-negative time, got \"-5ms\"");
   }
 
+  TEST_CASE("jobs: an I/O job of more requests than scalecast simulates is an error at its key") {
+    // 100 GB/s in 1 MiB requests is 95,367 a second: 1 s is above the 50,000 requests an I/O
+    // job may read; without a duration it reads at least until the last training job starts.
+    const std::string io =
+        "  - {name: io, kind: io, nodes: 1, read_rate: 100GBps, "
+        "request_size: 1MiB";
+    const std::string head =
+        "name: mix\nplatform: summit\ncluster: {nodes: 64}\nmodel: resnet50\nbatch_per_gpu: 64\n";
+    const std::string timed =
+        error_of(head + "jobs:\n  - {name: a, nodes: 1}\n" + io + ", duration: 1s}\n");
+    INFO(timed);
+    CHECK(timed.rfind("in.yaml:8:86: error: jobs[1].duration: expected at most 50,000 requests "
+                      "(9.54e+04 of 1 MiB at 100 GB/s), the most scalecast simulates per I/O "
+                      "job; its duration is 1 s (give a larger request_size, a lower read_rate "
+                      "or a shorter duration)",
+                      0) == 0);
+    const std::string late =
+        error_of(head + "jobs:\n  - {name: a, nodes: 1, start: 10s}\n" + io + "}\n");
+    INFO(late);
+    CHECK(late.rfind("in.yaml:8:5: error: jobs[1]: expected at most 50,000 requests (9.54e+05 of "
+                     "1 MiB at 100 GB/s)",
+                     0) == 0);
+    CHECK(late.find("it reads until the training jobs end, at least 10 s after its start") !=
+          std::string::npos);
+    CHECK(error_of(head + "jobs:\n  - {name: a, nodes: 1}\n" + io + ", duration: 0.5s}\n") ==
+          "no error");
+  }
+
   TEST_CASE("jobs: a job's bad key is an error at that job's key path") {
     const std::string batch =
         error_of(kHead + "jobs:\n  - {name: a, nodes: 1, batch_per_gpu: 0}\n");
