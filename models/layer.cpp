@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <initializer_list>
+#include <limits>
 #include <utility>
 
 namespace scalecast::models {
@@ -64,16 +66,30 @@ std::string to_string(const TensorShape& s) {
   return fmt::format("{}×{}×{}", s.c, s.h, s.w);
 }
 
+namespace {
+
+// The product of non-negative factors, or INT64_MAX where it does not fit (infer_shapes() refuses
+// a layer that large; a wrapped count went negative).
+std::int64_t saturating_product(std::initializer_list<std::int64_t> factors) {
+  std::int64_t p = 1;
+  for (const std::int64_t f : factors) {
+    if (__builtin_mul_overflow(p, f, &p)) return std::numeric_limits<std::int64_t>::max();
+  }
+  return p;
+}
+
+}  // namespace
+
 std::vector<ParamTensor> param_tensors(const Layer& layer, const TensorShape& input) {
   std::vector<ParamTensor> t;
   switch (layer.kind) {
     case LayerKind::kConv:
-      t.push_back(
-          {"weight", layer.out * (input.c / layer.groups) * layer.kernel_h * layer.kernel_w});
+      t.push_back({"weight", saturating_product({layer.out, input.c / layer.groups, layer.kernel_h,
+                                                 layer.kernel_w})});
       if (layer.bias) t.push_back({"bias", layer.out});
       break;
     case LayerKind::kLinear:
-      if (layer.tied_to < 0) t.push_back({"weight", layer.out * input.c});
+      if (layer.tied_to < 0) t.push_back({"weight", saturating_product({layer.out, input.c})});
       if (layer.bias) t.push_back({"bias", layer.out});
       break;
     case LayerKind::kBatchNorm:
@@ -84,7 +100,7 @@ std::vector<ParamTensor> param_tensors(const Layer& layer, const TensorShape& in
       t.push_back({"bias", input.c});
       break;
     case LayerKind::kEmbedding:
-      t.push_back({"weight", layer.rows * layer.out});
+      t.push_back({"weight", saturating_product({layer.rows, layer.out})});
       break;
     default:
       break;

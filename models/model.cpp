@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/config_error.hpp"
+#include "common/config_node.hpp"
 
 namespace scalecast::models {
 namespace {
@@ -40,6 +41,23 @@ TensorShape window_shape(const Model& model, int i, const Layer& l, const Tensor
                             l.kernel_w, in.h, in.w, l.pad_h, l.pad_w));
   }
   return {channels, p, q};
+}
+
+// The largest tensor (elements per sample) and layer (parameters) a model may have: 2^40, a
+// terabyte per sample at one byte each, far beyond any network, so that counts times a batch of
+// up to a million stay in 64 bits (an image of 1e6 x 1e6 x 10 at batch 1e6 gave negative MACs).
+constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxLayerParams = std::int64_t{1} << 40;
+
+void check_tensor(const Model& model, int index, const TensorShape& s) {
+  const double elements =
+      static_cast<double>(s.c) * static_cast<double>(s.h) * static_cast<double>(s.w);
+  if (elements > static_cast<double>(kMaxTensorElements)) {
+    layer_error(model, index,
+                fmt::format("its output of {} ({:.3g} elements per sample) is more than the {} "
+                            "a tensor may hold",
+                            to_string(s), elements, common::format_count(kMaxTensorElements)));
+  }
 }
 
 }  // namespace
@@ -96,6 +114,7 @@ ModelShapes infer_shapes(const Model& model, std::int64_t seq_len) {
   } else {
     r.out[0] = {model.input.c, model.input.h, model.input.w};
   }
+  check_tensor(model, 0, r.out[0]);
   for (std::size_t u = 1; u < n; ++u) {
     const int i = static_cast<int>(u);
     const Layer& l = model.layers[u];
@@ -227,7 +246,15 @@ ModelShapes infer_shapes(const Model& model, std::int64_t seq_len) {
         break;
     }
     r.out[u] = out;
-    for (const ParamTensor& t : param_tensors(l, in)) r.params[u] += t.params;
+    check_tensor(model, i, out);
+    for (const ParamTensor& t : param_tensors(l, in)) {
+      if (t.params > kMaxLayerParams - r.params[u]) {
+        layer_error(model, i,
+                    fmt::format("its parameters are more than the {} one layer may hold",
+                                common::format_count(kMaxLayerParams)));
+      }
+      r.params[u] += t.params;
+    }
     r.total_params += r.params[u];
   }
   return r;

@@ -33,7 +33,17 @@ bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || ends(".yaml") || ends(".yml");
 }
 
-std::int64_t positive(const ConfigNode& n) { return n.as_int_in(1, std::int64_t{1} << 40); }
+// The largest size of each transformer dimension: far beyond any model (Llama 3.1 405B: 126
+// layers, d 16,384, FFN 53,248, vocab 128,256), and small enough that every parameter and FLOP
+// count stays in 64 bits (layers x (4 d^2 + 3 d FFN) <= 2^16 x 2^44). At 2^40 each, d^2 wrapped
+// (hidden 2^32 gave 0 FLOPs) and the parameter count went negative.
+constexpr std::int64_t kMaxLayers = std::int64_t{1} << 16;
+constexpr std::int64_t kMaxHidden = std::int64_t{1} << 20;
+constexpr std::int64_t kMaxFfn = std::int64_t{1} << 22;
+constexpr std::int64_t kMaxVocab = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxSeqLen = std::int64_t{1} << 30;
+
+std::int64_t positive(const ConfigNode& n, std::int64_t most) { return n.as_int_in(1, most); }
 
 TransformerSpec load_root(const ConfigNode& root) {
   if (!root.is_map()) root.fail("expected a model description (a map with 'transformer')");
@@ -117,18 +127,18 @@ TransformerSpec parse_transformer(const ConfigNode& node) {
     m = *spec;
     m.citation = "based on " + name + ": " + m.citation;
   }
-  const auto size = [&](std::string_view key, std::int64_t& field) {
+  const auto size = [&](std::string_view key, std::int64_t& field, std::int64_t most) {
     if (auto n = node.optional(key)) {
-      field = positive(*n);
+      field = positive(*n, most);
     } else if (!has_base) {
       node.required(key);  // fails: "missing key"
     }
   };
-  size("layers", m.layers);
-  size("hidden", m.hidden);
-  size("heads", m.heads);
-  size("vocab", m.vocab);
-  size("seq_len", m.seq_len);
+  size("layers", m.layers, kMaxLayers);
+  size("hidden", m.hidden, kMaxHidden);
+  size("heads", m.heads, kMaxHidden);
+  size("vocab", m.vocab, kMaxVocab);
+  size("seq_len", m.seq_len, kMaxSeqLen);
   if (auto n = node.optional("ffn_kind")) {
     const std::string k = n->as_string();
     if (k == "gelu")
@@ -139,13 +149,13 @@ TransformerSpec parse_transformer(const ConfigNode& node) {
       n->fail(fmt::format("expected 'gelu' (2 GEMMs) or 'swiglu' (3 GEMMs), got \"{}\"", k));
   }
   if (auto n = node.optional("ffn")) {
-    m.ffn = positive(*n);
+    m.ffn = positive(*n, kMaxFfn);
   } else if (!has_base) {
     if (m.ffn_kind == FfnKind::kSwiGlu) node.required("ffn");  // no conventional default
     m.ffn = 4 * m.hidden;
   }
   m.kv_heads = has_base ? m.kv_heads : m.heads;
-  if (auto n = node.optional("kv_heads")) m.kv_heads = positive(*n);
+  if (auto n = node.optional("kv_heads")) m.kv_heads = positive(*n, kMaxHidden);
   if (auto n = node.optional("norm")) {
     const std::string k = n->as_string();
     if (k == "layernorm")

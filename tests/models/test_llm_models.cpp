@@ -156,6 +156,29 @@ TEST_SUITE("unit") {
           std::string::npos);
     CHECK(error_of("transformer: {layers: 0, hidden: 64, heads: 4, vocab: 10, seq_len: 8}\n")
               .find("transformer.layers") != std::string::npos);
+    // Sizes that make a 64-bit count wrap: hidden 2^32 gave d^2 = 0 (0 FLOPs), 1e6 layers of
+    // d 1e6 a negative parameter count.
+    CHECK(error_of("transformer: {layers: 2, hidden: 4294967296, heads: 1, vocab: 10, "
+                   "seq_len: 8}\n")
+              .find("transformer.hidden: expected at most 1,048,576") != std::string::npos);
+    CHECK(error_of("transformer: {layers: 1000000, hidden: 64, heads: 4, vocab: 10, seq_len: 8}\n")
+              .find("transformer.layers: expected at most 65,536") != std::string::npos);
+    CHECK(error_of("transformer: {layers: 2, hidden: 64, heads: 4, vocab: 1000000000, "
+                   "seq_len: 8}\n")
+              .find("transformer.vocab: expected at most 16,777,216") != std::string::npos);
+    {
+      // The largest sizes allowed still count in 64 bits: positive and as the formula gives.
+      const TransformerSpec big = load_transformer_string(
+          "transformer: {layers: 65536, hidden: 1048576, ffn: 4194304, ffn_kind: swiglu, heads: "
+          "1, vocab: 16777216, seq_len: 1073741824, position: learned, tied_embeddings: false}\n",
+          "big.yaml");
+      const double d = 1048576.0, f = 4194304.0, l = 65536.0, v = 16777216.0, s = 1073741824.0;
+      const double block = 4.0 * d * d + 3.0 * d * f + (d + 2.0 * d + d) + (2.0 * f + d) +
+                           4.0 * d;  // GEMMs, biases, two LayerNorms
+      CHECK(parameter_count(big) > 0);
+      CHECK(static_cast<double>(parameter_count(big)) ==
+            doctest::Approx(l * block + 2.0 * v * d + s * d + 2.0 * d).epsilon(1e-12));
+    }
     CHECK(error_of("transformer: {base: llama3_9b}\n").find("did you mean 'llama3_8b'") !=
           std::string::npos);
     CHECK(error_of("transformer: {layers: 2, hidden: 64, heads: 4, vocab: 10, seq_len: 8, "

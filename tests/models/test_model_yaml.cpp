@@ -198,6 +198,15 @@ TEST_SUITE("unit") {
           "SEQUENCE_LENGTH'");
     CHECK(error_of(std::string(kHead)) ==
           "bad.yaml:2:1: error: layers: expected a non-empty list of layers");
+    // Counts that wrapped in 64 bits at a batch of a million (negative MACs, 1e19 elements priced
+    // at 8 us) are refused: a tensor or a layer of more than 2^40.
+    CHECK(error_of("input: {image: [1000000, 1000000, 10]}\nlayers:\n  - {type: relu}\n") ==
+          "bad.yaml: error: layer 'input': its output of 1000000×1000000×10 (1e+13 elements per "
+          "sample) is more than the 1,099,511,627,776 a tensor may hold");
+    CHECK(error_of("input: {image: [1000000, 1000, 1]}\nlayers:\n  - {type: flatten}\n"
+                   "  - {type: linear, out_features: 1000000}\n") ==
+          "bad.yaml:4:5: error: layers[1]: its parameters are more than the 1,099,511,627,776 "
+          "one layer may hold");
     CHECK(error_of("input: {tokens: 16}\nlayers:\n  - {type: linear, out_features: 4}\n") ==
           "bad.yaml:3:5: error: layers[0]: token ids can only feed an embedding layer");
     CHECK(error_of("input: {tokens: 16}\nlayers:\n"
