@@ -2,6 +2,7 @@
 // goes through common::ConfigNode so every problem is reported as file:line:col plus key path.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
@@ -25,6 +26,40 @@ std::map<std::string, std::string> string_map(const ConfigNode& node) {
   return out;
 }
 
+// "YYYY-MM-DD" or "YYYY-MM-DDThh:mm:ssZ", a real calendar day: merges order sources by comparing
+// their dates as text, which only ISO dates of one form make chronological.
+bool is_iso_date(const std::string& s) {
+  const auto digits = [&](std::size_t at, std::size_t n, int& out) {
+    out = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (i >= s.size() || s[i] < '0' || s[i] > '9') return false;
+      out = out * 10 + (s[i] - '0');
+    }
+    return true;
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (s.size() != 10 && s.size() != 20) return false;
+  if (!digits(0, 4, year) || s[4] != '-' || !digits(5, 2, month) || s[7] != '-' ||
+      !digits(8, 2, day))
+    return false;
+  if (month < 1 || month > 12 || day < 1) return false;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return false;
+  if (s.size() == 10) return true;
+  return s[10] == 'T' && digits(11, 2, hour) && s[13] == ':' && digits(14, 2, minute) &&
+         s[16] == ':' && digits(17, 2, second) && s[19] == 'Z' && hour < 24 && minute < 60 &&
+         second < 61;
+}
+
+// "a, b or c".
+std::string one_of(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return out;
+}
+
 Source read_source(const ConfigNode& n) {
   n.check_keys({"id", "device", "device_name", "backend", "driver", "libraries", "properties",
                 "date", "command", "timing"});
@@ -36,7 +71,13 @@ Source read_source(const ConfigNode& n) {
   s.driver = n.string_or("driver", "");
   if (auto l = n.optional("libraries")) s.libraries = string_map(*l);
   if (auto p = n.optional("properties")) s.properties = string_map(*p);
-  s.date = n.required("date").as_string();
+  const ConfigNode date = n.required("date");
+  s.date = date.as_string();
+  if (!is_iso_date(s.date))
+    date.fail(
+        fmt::format("expected an ISO 8601 date YYYY-MM-DD, optionally with a UTC time "
+                    "(YYYY-MM-DDThh:mm:ssZ, as calibrate writes), got \"{}\"",
+                    s.date));
   s.command = n.string_or("command", "");
   s.timing = n.string_or("timing", "");
   return s;
@@ -74,7 +115,12 @@ Measurement read_entry(const ConfigNode& n, const Database& db) {
                 ? fmt::format("unknown op class \"{}\"", m.key.op)
                 : fmt::format("unknown op class \"{}\" (did you mean \"{}\"?)", m.key.op, hint));
   }
-  m.key.pass = n.required("pass").as_string();
+  const ConfigNode pass = n.required("pass");
+  m.key.pass = pass.as_string();
+  const auto& passes = known_passes(m.key.op);
+  if (std::find(passes.begin(), passes.end(), m.key.pass) == passes.end())
+    pass.fail(
+        fmt::format("expected {} for op {}, got \"{}\"", one_of(passes), m.key.op, m.key.pass));
   const ConfigNode dt = n.required("dtype");
   const auto dtype = common::parse_dtype(dt.as_string());
   if (!dtype)
@@ -88,7 +134,13 @@ Measurement read_entry(const ConfigNode& n, const Database& db) {
     sel.fail(fmt::format("expected find, heuristic or fixed, got \"{}\"", m.key.selection));
   const ConfigNode dims = n.required("dims");
   // Dimensions up to 1e9: FLOP and byte counts built from them stay exact in a double.
-  for (const auto& [name, v] : dims.entries()) m.key.dims[name] = v.as_int_in(0, 1'000'000'000);
+  const auto& names = known_dims(m.key.op);
+  for (const auto& [name, v] : dims.entries()) {
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      v.fail(fmt::format("unknown dimension '{}' for op {} (expected one of: {})", name, m.key.op,
+                         fmt::join(names, ", ")));
+    m.key.dims[name] = v.as_int_in(0, 1'000'000'000);
+  }
   for (const auto& need : required_dims(m.key.op))
     if (!m.key.dims.count(need))
       dims.fail(fmt::format("missing dimension '{}' for op {}", need, m.key.op));
@@ -101,7 +153,13 @@ Measurement read_entry(const ConfigNode& n, const Database& db) {
   m.algorithm = n.string_or("algo", "");
   m.math = n.string_or("math", "");
   m.workspace_bytes = n.count_or("workspace_bytes", 0);
-  m.bytes_moved = n.double_or("bytes_moved", 0.0);
+  // Absent (or 0) when unknown; a negative count is a slip, not "unknown".
+  if (const auto bytes = n.optional("bytes_moved")) {
+    m.bytes_moved = bytes->as_double();
+    if (m.bytes_moved < 0)
+      bytes->fail(fmt::format("expected a byte count >= 0 (leave the key out when unknown), got {}",
+                              bytes->as_string()));
+  }
   m.note = n.string_or("note", "");
   return m;
 }

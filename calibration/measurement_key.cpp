@@ -42,6 +42,34 @@ const std::vector<std::string>& required_dims(std::string_view op) {
   return elements;
 }
 
+const std::vector<std::string>& known_dims(std::string_view op) {
+  static const std::vector<std::string> conv{
+      "n",     "c",     "h",        "w",        "k",          "r",          "s",
+      "pad_h", "pad_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "groups"};
+  static const std::vector<std::string> gemm{"m", "n", "k", "trans_a", "trans_b", "batch"};
+  static const std::vector<std::string> pooling{"elements", "r", "s", "stride_h"};
+  static const std::vector<std::string> collective{"bytes", "ranks", "nodes"};
+  if (op == "conv") return conv;
+  if (op == "gemm" || op == "attention") return gemm;
+  if (op == "pooling") return pooling;
+  if (op == "collective") return collective;
+  return required_dims(op);  // elements, or bytes for memcpy and file_read
+}
+
+const std::vector<std::string>& known_passes(std::string_view op) {
+  // key_for() names model ops by pass_name(); GEMMs (and attention, priced as GEMMs) by "any";
+  // the calibration runner measures copies per direction and collectives per kind.
+  static const std::vector<std::string> model{"fwd", "bwd_data", "bwd_filter", "loss", "optimizer"};
+  static const std::vector<std::string> any{"any"};
+  static const std::vector<std::string> memcpy{"h2d", "d2h", "d2d", "p2p", "h2h"};
+  static const std::vector<std::string> collective{"all_reduce", "all_gather", "reduce_scatter",
+                                                   "broadcast"};
+  if (op == "gemm" || op == "attention" || op == "file_read") return any;
+  if (op == "memcpy") return memcpy;
+  if (op == "collective") return collective;
+  return model;
+}
+
 const std::vector<std::string>& free_dims(std::string_view op) {
   static const std::vector<std::string> conv{"n"};
   static const std::vector<std::string> gemm{"m", "n", "k"};

@@ -40,6 +40,14 @@ struct MeasurementKey {
 const std::vector<std::string>& op_names();
 // Dimension names an op of this class must carry in a database entry.
 const std::vector<std::string>& required_dims(std::string_view op);
+// Every dimension name a database entry of this class may carry: the required ones plus the
+// optional ones (conv dilation_h/w and groups, gemm/attention batch, pooling r s stride_h,
+// collective nodes).
+const std::vector<std::string>& known_dims(std::string_view op);
+// The passes a database entry of this class may name: conv and the memory-bound classes the
+// model passes (fwd, bwd_data, bwd_filter, loss, optimizer), gemm/attention/file_read "any",
+// memcpy a copy direction, collective a collective kind.
+const std::vector<std::string>& known_passes(std::string_view op);
 // The dimensions interpolation may vary for this op (docs/architecture.md, "Compute costs"): n for
 // conv, m/n/k for gemm, elements for memory-bound classes, bytes for memcpy and collectives.
 const std::vector<std::string>& free_dims(std::string_view op);

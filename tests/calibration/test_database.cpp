@@ -156,4 +156,56 @@ TEST_SUITE("unit") {
         load_database("/nonexistent/cal.yaml"),
         "/nonexistent/cal.yaml: error: cannot open file: No such file or directory", ConfigError);
   }
+
+  TEST_CASE("database entries name only passes, dimensions, byte counts and dates that exist") {
+    using scalecast::common::ConfigError;
+    // Each was accepted before: a row under a pass or dimension no lookup ever asks for is dead
+    // data, a negative bytes_moved was taken for "unknown" and a free-text date broke the
+    // date order of merges.
+    std::string bad_pass = entry("median_s: 1e-4");
+    bad_pass.replace(bad_pass.find("pass: fwd"), 9, "pass: bwdx");
+    CHECK_THROWS_WITH_AS(parse_database(kHead + bad_pass, "db.yaml"),
+                         "db.yaml:6:52: error: entries[0].pass: expected fwd, bwd_data, "
+                         "bwd_filter, loss or optimizer for op conv, got \"bwdx\"",
+                         ConfigError);
+    std::string gemm_fwd =
+        "  - {source: s, device: v100-sxm2, op: gemm, pass: fwd, dtype: fp32, select: find, "
+        "dims: {m: 8, n: 8, k: 8, trans_a: 0, trans_b: 0}, median_s: 1e-4}\n";
+    CHECK_THROWS_WITH_AS(parse_database(kHead + gemm_fwd, "db.yaml"),
+                         "db.yaml:6:52: error: entries[0].pass: expected any for op gemm, got "
+                         "\"fwd\"",
+                         ConfigError);
+    std::string extra_dim = entry("median_s: 1e-4");
+    extra_dim.replace(extra_dim.find("stride_w: 1}"), 12, "stride_w: 1, zz: 3}");
+    CHECK_THROWS_WITH_AS(parse_database(kHead + extra_dim, "db.yaml"),
+                         "db.yaml:6:187: error: entries[0].dims.zz: unknown dimension 'zz' for op "
+                         "conv (expected one of: n, c, h, w, k, r, s, pad_h, pad_w, stride_h, "
+                         "stride_w, dilation_h, dilation_w, groups)",
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(
+        parse_database(kHead + entry("median_s: 1e-4, bytes_moved: -5"), "db.yaml"),
+        "db.yaml:6:213: error: entries[0].bytes_moved: expected a byte count >= 0 "
+        "(leave the key out when unknown), got -5",
+        ConfigError);
+    std::string bad_date = kHead;
+    bad_date.replace(bad_date.find("\"2026-01-01\""), 12, "\"yesterday\"");
+    CHECK_THROWS_WITH_AS(parse_database(bad_date + entry("median_s: 1e-4"), "db.yaml"),
+                         "db.yaml:4:53: error: sources[0].date: expected an ISO 8601 date "
+                         "YYYY-MM-DD, optionally with a UTC time (YYYY-MM-DDThh:mm:ssZ, as "
+                         "calibrate writes), got \"yesterday\"",
+                         ConfigError);
+    for (const char* date : {"2026-02-30", "2026-13-01", "2026-1-01", "2026-01-01T25:00:00Z"}) {
+      std::string d = kHead;
+      d.replace(d.find("2026-01-01"), 10, date);
+      CAPTURE(date);
+      CHECK_THROWS_AS(parse_database(d, "db.yaml"), ConfigError);
+    }
+    // What stays accepted: the optional dimensions, a zero or absent byte count, leap days and
+    // calibrate's own date-time stamp.
+    std::string dilated = entry("median_s: 1e-4, bytes_moved: 0");
+    dilated.replace(dilated.find("stride_w: 1}"), 12, "stride_w: 1, dilation_h: 2, groups: 2}");
+    std::string leap = kHead;
+    leap.replace(leap.find("2026-01-01"), 10, "2024-02-29T23:59:59Z");
+    CHECK(parse_database(leap + dilated, "db.yaml").size() == 1);
+  }
 }
