@@ -10,6 +10,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "common/config_error.hpp"
 #include "validation/trace_reader.hpp"
@@ -74,6 +75,65 @@ std::string text_of(sqlite3_stmt* s, int col) {
   return t ? reinterpret_cast<const char*>(t) : "";
 }
 
+// Timestamps in ns within +-4e18 (the Chrome-JSON reader's +-4e15 us): every start + duration
+// and every difference of two stays inside a 64-bit integer.
+constexpr std::int64_t kMaxNanoseconds = 4'000'000'000'000'000'000;
+
+// "CUPTI_ACTIVITY_KIND_KERNEL[rowid 4].start": where a bad value sits.
+std::string cell(const std::string& table, std::int64_t rowid, const char* column) {
+  return fmt::format("{}[rowid {}].{}", table, rowid, column);
+}
+
+// What a column holds, for messages: "text \"abc\"", "real 1e+300", "NULL".
+std::string describe(sqlite3_stmt* s, int col) {
+  switch (sqlite3_column_type(s, col)) {
+    case SQLITE_INTEGER:
+      return std::to_string(sqlite3_column_int64(s, col));
+    case SQLITE_FLOAT:
+      return fmt::format("real {}", sqlite3_column_double(s, col));
+    case SQLITE_TEXT:
+      return fmt::format("text \"{}\"", reinterpret_cast<const char*>(sqlite3_column_text(s, col)));
+    case SQLITE_BLOB:
+      return "a blob";
+    default:
+      return "NULL";
+  }
+}
+
+// An integer column (ids); sqlite3_column_int64 would read text as 0 and a real truncated.
+std::int64_t integer_at(sqlite3_stmt* s, int col, const std::string& path, const std::string& table,
+                        std::int64_t rowid, const char* column) {
+  if (sqlite3_column_type(s, col) != SQLITE_INTEGER)
+    throw ConfigError(path, 0, 0, cell(table, rowid, column),
+                      fmt::format("expected an integer, got {}", describe(s, col)));
+  return sqlite3_column_int64(s, col);
+}
+
+// A timestamp column: an integer number of nanoseconds within +-kMaxNanoseconds.
+std::int64_t time_at(sqlite3_stmt* s, int col, const std::string& path, const std::string& table,
+                     std::int64_t rowid, const char* column) {
+  const bool integer = sqlite3_column_type(s, col) == SQLITE_INTEGER;
+  const std::int64_t v = integer ? sqlite3_column_int64(s, col) : 0;
+  if (!integer || v < -kMaxNanoseconds || v > kMaxNanoseconds)
+    throw ConfigError(path, 0, 0, cell(table, rowid, column),
+                      fmt::format("expected an integer number of nanoseconds within +-{:g}, got {}",
+                                  static_cast<double>(kMaxNanoseconds), describe(s, col)));
+  return v;
+}
+
+// start and end of an activity row; end before start is a negative duration.
+std::pair<std::int64_t, std::int64_t> span_at(sqlite3_stmt* s, int start_col,
+                                              const std::string& path, const std::string& table,
+                                              std::int64_t rowid) {
+  const std::int64_t t0 = time_at(s, start_col, path, table, rowid, "start");
+  const std::int64_t t1 = time_at(s, start_col + 1, path, table, rowid, "end");
+  if (t1 < t0)
+    throw ConfigError(
+        path, 0, 0, cell(table, rowid, "end"),
+        fmt::format("expected an end >= start ({} ns; a duration >= 0), got {} ns", t0, t1));
+  return {t0, t1};
+}
+
 void require_columns(const Db& db, const std::string& path, const std::string& table,
                      const std::vector<std::string>& needed) {
   const std::set<std::string> have = db.columns(table);
@@ -116,15 +176,15 @@ Trace read_nsys_sqlite(const std::string& path, const TraceReadOptions& options)
   trace.source = path;
   trace.format = "nsys";
   std::vector<std::int64_t> correlation;  // per event, -1 when unknown
-  db.query(fmt::format("SELECT k.start, k.end, k.deviceId, k.streamId, s.value, {} FROM {} k "
-                       "LEFT JOIN StringIds s ON s.id = k.{} ORDER BY k.start",
+  db.query(fmt::format("SELECT k.start, k.end, k.deviceId, k.streamId, s.value, {}, k.rowid "
+                       "FROM {} k LEFT JOIN StringIds s ON s.id = k.{} ORDER BY k.start",
                        has_corr ? "k.correlationId" : "-1", kKernel, name_col),
            [&](sqlite3_stmt* s) {
+             const std::int64_t rowid = sqlite3_column_int64(s, 6);
              TraceEvent e;
-             e.t_start_ns = sqlite3_column_int64(s, 0);
-             e.t_end_ns = sqlite3_column_int64(s, 1);
-             e.device = std::to_string(sqlite3_column_int64(s, 2));
-             e.stream = std::to_string(sqlite3_column_int64(s, 3));
+             std::tie(e.t_start_ns, e.t_end_ns) = span_at(s, 0, path, kKernel, rowid);
+             e.device = std::to_string(integer_at(s, 2, path, kKernel, rowid, "deviceId"));
+             e.stream = std::to_string(integer_at(s, 3, path, kKernel, rowid, "streamId"));
              e.name = text_of(s, 4);
              e.category = "kernel";
              e.on_device = true;
@@ -137,14 +197,14 @@ Trace read_nsys_sqlite(const std::string& path, const TraceReadOptions& options)
     const bool corr = db.columns(table).count("correlationId") > 0;
     const std::string kind =
         std::string(table) == "CUPTI_ACTIVITY_KIND_MEMCPY" ? "Memcpy" : "Memset";
-    db.query(fmt::format("SELECT start, end, deviceId, streamId, {} FROM {} ORDER BY start",
+    db.query(fmt::format("SELECT start, end, deviceId, streamId, {}, rowid FROM {} ORDER BY start",
                          corr ? "correlationId" : "-1", table),
              [&](sqlite3_stmt* s) {
+               const std::int64_t rowid = sqlite3_column_int64(s, 5);
                TraceEvent e;
-               e.t_start_ns = sqlite3_column_int64(s, 0);
-               e.t_end_ns = sqlite3_column_int64(s, 1);
-               e.device = std::to_string(sqlite3_column_int64(s, 2));
-               e.stream = std::to_string(sqlite3_column_int64(s, 3));
+               std::tie(e.t_start_ns, e.t_end_ns) = span_at(s, 0, path, table, rowid);
+               e.device = std::to_string(integer_at(s, 2, path, table, rowid, "deviceId"));
+               e.stream = std::to_string(integer_at(s, 3, path, table, rowid, "streamId"));
                e.name = kind;
                e.category = "gpu_" + kind;
                e.on_device = true;
@@ -164,22 +224,25 @@ Trace read_nsys_sqlite(const std::string& path, const TraceReadOptions& options)
       join = "LEFT JOIN StringIds t ON t.id = n.textId";
     }
     const std::regex step(options.step_pattern);
-    db.query(fmt::format("SELECT n.start, n.end, {} FROM NVTX_EVENTS n {} WHERE n.end > n.start "
-                         "ORDER BY n.start",
+    // A mark (end NULL) is no range; a step range's times are checked like an activity's.
+    db.query(fmt::format("SELECT n.start, n.end, {}, n.rowid FROM NVTX_EVENTS n {} "
+                         "WHERE n.end IS NOT NULL ORDER BY n.start",
                          text_expr, join),
              [&](sqlite3_stmt* s) {
                const std::string text = text_of(s, 2);
                if (!std::regex_match(text, step)) return;
-               trace.markers.push_back(
-                   {sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), false, text});
+               const auto [t0, t1] = span_at(s, 0, path, "NVTX_EVENTS", sqlite3_column_int64(s, 3));
+               if (t1 > t0) trace.markers.push_back({t0, t1, false, text});
              });
   }
   // Launch times: a kernel belongs to the step its launch happened in, not the one it ran in.
   if (has_corr && tables.count("CUPTI_ACTIVITY_KIND_RUNTIME") && !trace.markers.empty()) {
     std::map<std::int64_t, std::int64_t> launch_ns;
-    db.query("SELECT correlationId, start FROM CUPTI_ACTIVITY_KIND_RUNTIME", [&](sqlite3_stmt* s) {
-      launch_ns[sqlite3_column_int64(s, 0)] = sqlite3_column_int64(s, 1);
-    });
+    db.query("SELECT correlationId, start, rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+             [&](sqlite3_stmt* s) {
+               launch_ns[sqlite3_column_int64(s, 0)] = time_at(
+                   s, 1, path, "CUPTI_ACTIVITY_KIND_RUNTIME", sqlite3_column_int64(s, 2), "start");
+             });
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
       const auto it = launch_ns.find(correlation[i]);
       if (it == launch_ns.end()) continue;

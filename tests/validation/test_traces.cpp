@@ -47,6 +47,20 @@ std::string make_nsys_db(const std::string& sql_file, const std::string& db_name
   return path;
 }
 
+// The nsys fixture with `edit` (SQL) applied: a hostile variant of a real export.
+std::string make_nsys_variant(const std::string& db_name, const std::string& edit) {
+  const std::string path = make_nsys_db("nsys_export.sql", db_name);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db, edit.c_str(), nullptr, nullptr, &err);
+  INFO((err ? err : ""));
+  REQUIRE(rc == SQLITE_OK);
+  sqlite3_free(err);
+  sqlite3_close(db);
+  return path;
+}
+
 std::string json_error(const std::string& text, TraceFormat format = TraceFormat::kAuto) {
   try {
     read_json_trace(text, "t.json", format, {});
@@ -299,5 +313,66 @@ TEST_SUITE("unit") {
         (data("chrome_steps.json") + ": error: not an SQLite database (expected an nsys export)")
             .c_str(),
         ConfigError);
+  }
+
+  TEST_CASE("hostile nsys exports: out-of-range, reversed and non-integer times are refused") {
+    TraceReadOptions options;
+    options.format = TraceFormat::kNsys;
+    const auto nsys_error = [&](const std::string& name, const std::string& edit) {
+      const std::string db = make_nsys_variant(name, edit);
+      try {
+        read_trace(db, options);
+      } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        // The path of the database, then the cell.
+        return what.rfind(db + ": error: ", 0) == 0 ? what.substr(db.size() + 9) : what;
+      }
+      return std::string("<no error>");
+    };
+    // Each used to be read as it came: start INT64_MIN gave -4.6e12 ms of compute, end
+    // INT64_MAX a huge iteration, end < start dropped the kernel, text 'abc' was read as 0.
+    CHECK(nsys_error("negts.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -9223372036854775808 "
+                     "WHERE rowid = 4") ==
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 4].start: expected an integer number of nanoseconds "
+          "within +-4e+18, got -9223372036854775808");
+    CHECK(nsys_error("hugets.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = 9223372036854775807 "
+                     "WHERE rowid = 4") ==
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 4].end: expected an integer number of nanoseconds "
+          "within +-4e+18, got 9223372036854775807");
+    CHECK(nsys_error("negdur.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 17000000, end = 13000000 "
+                     "WHERE rowid = 4") ==
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 4].end: expected an end >= start (17000000 ns; a "
+          "duration >= 0), got 13000000 ns");
+    CHECK(nsys_error("textts.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'abc' WHERE rowid = 4") ==
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 4].start: expected an integer number of nanoseconds "
+          "within +-4e+18, got text \"abc\"");
+    CHECK(nsys_error("realts.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 13000000.5 WHERE rowid = 4") ==
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 4].start: expected an integer number of nanoseconds "
+          "within +-4e+18, got real 13000000.5");
+    CHECK(nsys_error("textdev.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 'gpu' WHERE rowid = 2") ==
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 2].deviceId: expected an integer, got text \"gpu\"");
+    CHECK(nsys_error("memcpy.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = 'late' WHERE rowid = 2") ==
+          "CUPTI_ACTIVITY_KIND_MEMCPY[rowid 2].end: expected an integer number of nanoseconds "
+          "within +-4e+18, got text \"late\"");
+    CHECK(nsys_error("nvtx.sqlite",
+                     "UPDATE NVTX_EVENTS SET start = 10, end = 5 WHERE text = 'step 1'") ==
+          "NVTX_EVENTS[rowid 1].end: expected an end >= start (10 ns; a duration >= 0), got 5 "
+          "ns");
+    CHECK(nsys_error("runtime.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 'x' WHERE correlationId = "
+                     "104") ==
+          "CUPTI_ACTIVITY_KIND_RUNTIME[rowid 4].start: expected an integer number of "
+          "nanoseconds within +-4e+18, got text \"x\"");
+    // NVTX marks (no end) are no ranges and stay ignored.
+    CHECK(nsys_error("mark.sqlite",
+                     "INSERT INTO NVTX_EVENTS (start, end, eventType, text) VALUES (5, NULL, 34, "
+                     "'step 9')") == "<no error>");
   }
 }
