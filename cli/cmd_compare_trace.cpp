@@ -29,6 +29,19 @@ struct CompareTraceOptions {
   std::string json_out;
 };
 
+// --rule is checked as the command line is parsed (exit 2): an unknown class, an empty pattern
+// or a regular expression that does not compile.
+const CLI::Validator kRuleValidator(
+    [](const std::string& value) {
+      try {
+        validation::EventClassifier::parse_rule(value);
+      } catch (const std::invalid_argument& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    },
+    "RULE", "ClassificationRule");
+
 std::string self_exe() {
   std::error_code ec;
   const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -89,7 +102,8 @@ void add_compare_trace_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("--rule", opts->rules,
                   "Extra classification rule, tried before the defaults: "
-                  "[name:|cat:|stream:]REGEX=compute|comm|memcpy|other (repeatable)");
+                  "[name:|cat:|stream:]REGEX=compute|comm|memcpy|other (repeatable)")
+      ->check(kRuleValidator);
   sub->add_option("--device", opts->device,
                   "Device (pid) of the measured trace to compare; default: the busiest");
   sub->add_option("--warmup", opts->warmup,

@@ -118,11 +118,12 @@ std::string EventClassifier::op_class(const TraceEvent& event) const {
 }
 
 ClassRule EventClassifier::parse_rule(const std::string& text) {
+  const auto fail = [&](const std::string& why) {
+    throw std::invalid_argument(fmt::format("classification rule \"{}\": {}", text, why));
+  };
   const std::size_t eq = text.rfind('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-    throw std::invalid_argument(fmt::format(
-        "classification rule \"{}\": expected [name:|cat:|stream:]REGEX=compute|comm|memcpy|other",
-        text));
+  if (eq == std::string::npos) {
+    fail("expected [name:|cat:|stream:]REGEX=compute|comm|memcpy|other (no '=')");
   }
   ClassRule rule;
   std::string pattern = text.substr(0, eq);
@@ -136,6 +137,8 @@ ClassRule EventClassifier::parse_rule(const std::string& text) {
     rule.field = RuleField::kStream;
     pattern = pattern.substr(7);
   }
+  // An empty pattern matches every event: a rule for all of them is almost surely a slip.
+  if (pattern.empty()) fail("empty pattern before '=' (expected a regular expression, e.g. ^dpsk)");
   if (cls == "compute") {
     rule.event_class = EventClass::kCompute;
   } else if (cls == "comm") {
@@ -145,9 +148,12 @@ ClassRule EventClassifier::parse_rule(const std::string& text) {
   } else if (cls == "other") {
     rule.event_class = EventClass::kOther;
   } else {
-    throw std::invalid_argument(fmt::format(
-        "classification rule \"{}\": class must be compute, comm, memcpy or other, got \"{}\"",
-        text, cls));
+    fail(fmt::format("class must be compute, comm, memcpy or other, got \"{}\"", cls));
+  }
+  try {
+    const std::regex check(pattern);
+  } catch (const std::regex_error& e) {
+    fail(fmt::format("invalid regular expression \"{}\": {}", pattern, e.what()));
   }
   rule.pattern = pattern;
   return rule;

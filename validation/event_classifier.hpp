@@ -44,7 +44,8 @@ class EventClassifier {
   std::string op_class(const TraceEvent& event) const;
 
   // Parses "name:REGEX=comm", "cat:REGEX=memcpy", "stream:REGEX=compute" (field optional,
-  // default name); throws std::invalid_argument with the expectation on bad text.
+  // default name); throws std::invalid_argument with the expectation on bad text: no '=', an
+  // empty pattern, an invalid regular expression or an unknown class.
   static ClassRule parse_rule(const std::string& text);
 
  private:

@@ -375,4 +375,32 @@ TEST_SUITE("unit") {
                      "INSERT INTO NVTX_EVENTS (start, end, eventType, text) VALUES (5, NULL, 34, "
                      "'step 9')") == "<no error>");
   }
+
+  TEST_CASE("classification rules: empty patterns, bad regular expressions and classes") {
+    const auto rule_error = [](const std::string& text) {
+      try {
+        EventClassifier::parse_rule(text);
+      } catch (const std::invalid_argument& e) {
+        return std::string(e.what());
+      }
+      return std::string("<no error>");
+    };
+    CHECK(rule_error("=compute") ==
+          "classification rule \"=compute\": empty pattern before '=' (expected a regular "
+          "expression, e.g. ^dpsk)");
+    CHECK(rule_error("stream:=comm") ==
+          "classification rule \"stream:=comm\": empty pattern before '=' (expected a regular "
+          "expression, e.g. ^dpsk)");
+    CHECK(rule_error("x=bogus") ==
+          "classification rule \"x=bogus\": class must be compute, comm, memcpy or other, got "
+          "\"bogus\"");
+    CHECK(rule_error("compute") ==
+          "classification rule \"compute\": expected [name:|cat:|stream:]REGEX=compute|comm|"
+          "memcpy|other (no '=')");
+    // Used to pass parse_rule and fail later, unlocated (exit 4).
+    CHECK(rule_error("(=compute")
+              .rfind("classification rule \"(=compute\": invalid regular expression \"(\": ", 0) ==
+          0);
+    CHECK(rule_error("a=b=comm") == "<no error>");  // the last '=' separates the class
+  }
 }
