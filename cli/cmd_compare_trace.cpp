@@ -1,8 +1,10 @@
 // `scalecast compare-trace`: measured profiler trace versus simulation, per category.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -10,6 +12,7 @@
 #include "cli/run_guard.hpp"
 #include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
+#include "common/config_error.hpp"
 #include "sim/cluster.hpp"
 #include "validation/run_predictor.hpp"
 #include "validation/trace_comparison.hpp"
@@ -55,6 +58,17 @@ int run_compare(const CompareTraceOptions& o) {
   for (const std::string& r : o.rules) rules.push_back(validation::EventClassifier::parse_rule(r));
   read.classifier = validation::EventClassifier(rules);
   validation::Trace measured = validation::read_trace(o.trace, read);
+  if (!o.device.empty()) {
+    const std::vector<std::string> devices = validation::trace_devices(measured);
+    if (std::find(devices.begin(), devices.end(), o.device) == devices.end()) {
+      throw common::ConfigError(
+          "--device", 0, 0, "",
+          devices.empty() ? fmt::format("no device \"{}\" in {}: the trace has no device events",
+                                        o.device, o.trace)
+                          : fmt::format("no device \"{}\" in {} (expected one of: {})", o.device,
+                                        o.trace, fmt::join(devices, ", ")));
+    }
+  }
   validation::TraceMetricsOptions mopt;
   mopt.device = o.device;
   mopt.warmup = o.warmup;
@@ -105,7 +119,8 @@ void add_compare_trace_command(CLI::App& app, Action& action) {
                   "[name:|cat:|stream:]REGEX=compute|comm|memcpy|other (repeatable)")
       ->check(kRuleValidator);
   sub->add_option("--device", opts->device,
-                  "Device (pid) of the measured trace to compare; default: the busiest");
+                  "Device (pid) of the measured trace to compare; default: the busiest")
+      ->check(kNonEmpty);
   sub->add_option("--warmup", opts->warmup,
                   "Iterations skipped at the start (default: 1 when there are 3 or more)");
   sub->add_option("--json", opts->json_out, "Also write the comparison as JSON")->check(kNonEmpty);

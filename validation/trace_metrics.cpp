@@ -1,11 +1,13 @@
 #include "validation/trace_metrics.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
-#include <stdexcept>
+#include <set>
 
+#include "common/config_error.hpp"
 #include "validation/intervals.hpp"
 
 namespace scalecast::validation {
@@ -26,6 +28,15 @@ double median_of(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// "1 event", "3 events".
+std::string counted(std::size_t n, const char* noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
+[[noreturn]] void fail(const Trace& trace, const std::string& message) {
+  throw common::ConfigError(trace.source, 0, 0, "", message);
+}
+
 std::string busiest_device(const Trace& trace) {
   std::map<std::string, int> count;
   for (const TraceEvent& e : trace.events) {
@@ -43,6 +54,14 @@ std::string busiest_device(const Trace& trace) {
 }
 
 }  // namespace
+
+std::vector<std::string> trace_devices(const Trace& trace) {
+  std::set<std::string> devices;
+  for (const TraceEvent& e : trace.events) {
+    if (e.on_device) devices.insert(e.device);
+  }
+  return {devices.begin(), devices.end()};
+}
 
 void assign_iterations(Trace& trace) {
   const std::vector<IterationMarker> markers = step_markers(trace);
@@ -74,8 +93,10 @@ TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
   TraceMetrics out;
   out.device = options.device.empty() ? busiest_device(trace) : options.device;
   if (out.device.empty()) {
-    throw std::invalid_argument(fmt::format(
-        "{}: no device events (kernels, copies or device ops) in the trace", trace.source));
+    fail(trace, fmt::format("expected device events (GPU kernels, memory copies or collectives), "
+                            "found none (read as a {} trace: {}, {})",
+                            trace.format, counted(trace.events.size(), "event"),
+                            counted(trace.markers.size(), "step marker")));
   }
   const std::vector<IterationMarker> markers = step_markers(trace);
   // Without markers, iterations numbered by the source (our trace.json) or one for the file.
@@ -91,10 +112,12 @@ TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
     int events = 0;
   };
   std::vector<Acc> acc(static_cast<std::size_t>(n_iter));
-  bool device_seen = false;
+  int device_events = 0;
+  int other_events = 0;
   for (const TraceEvent& e : trace.events) {
     if (!e.on_device || e.device != out.device) continue;
-    device_seen = true;
+    ++device_events;
+    if (e.event_class == EventClass::kOther) ++other_events;
     if (e.iteration < 0 || e.iteration >= n_iter) continue;
     Acc& a = acc[static_cast<std::size_t>(e.iteration)];
     const Interval iv{e.t_start_ns, e.t_end_ns};
@@ -107,9 +130,9 @@ TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
     a.op_class_s[classifier.op_class(e)] += e.duration_ns() * 1e-9;
     ++a.events;
   }
-  if (!device_seen) {
-    throw std::invalid_argument(
-        fmt::format("{}: no device events on device \"{}\"", trace.source, out.device));
+  if (device_events == 0) {
+    fail(trace, fmt::format("no device events on device \"{}\" (the trace's devices: {})",
+                            out.device, fmt::join(trace_devices(trace), ", ")));
   }
   for (int i = 0; i < n_iter; ++i) {
     Acc& a = acc[static_cast<std::size_t>(i)];
@@ -141,6 +164,17 @@ TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
     out.iterations.push_back(m);
   }
   out.iteration_count = static_cast<int>(out.iterations.size());
+  // A table of zeros compares nothing: say why no iteration is left.
+  if (out.iteration_count == 0 && other_events == device_events) {
+    fail(trace, fmt::format("the classification rules class all {} events on device \"{}\" as "
+                            "'other': no compute, communication or copy time is left to compare",
+                            device_events, out.device));
+  }
+  if (out.iteration_count == 0) {
+    fail(trace, fmt::format("no event on device \"{}\" ({} in all) falls in an iteration the "
+                            "step markers delimit ({} in all): no iteration to compare",
+                            out.device, device_events, n_iter));
+  }
   int warmup = options.warmup >= 0 ? options.warmup : (out.iteration_count >= 3 ? 1 : 0);
   warmup = std::min(warmup, std::max(0, out.iteration_count - 1));
   std::vector<IterationMetrics> steady(out.iterations.begin() + warmup, out.iterations.end());
@@ -157,6 +191,11 @@ TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
   out.median.exposed_comm_s = med(&IterationMetrics::exposed_comm_s);
   out.median.copy_s = med(&IterationMetrics::copy_s);
   out.median.idle_s = med(&IterationMetrics::idle_s);
+  if (!(out.median.iteration_s > 0.0)) {
+    fail(trace, fmt::format("the steady iterations on device \"{}\" ({} of {}) last 0 s "
+                            "(zero-length step markers and events): no device time to compare",
+                            out.device, out.steady_count, out.iteration_count));
+  }
   std::map<std::string, std::vector<double>> per_class;
   for (const IterationMetrics& m : steady) {
     for (const auto& [cls, s] : m.op_class_s) per_class[cls];

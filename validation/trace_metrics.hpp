@@ -38,6 +38,9 @@ struct TraceMetrics {
   IterationMetrics median;  // field-wise median over the steady iterations
 };
 
+// The devices (pids, or their process names) that carry device events, sorted.
+std::vector<std::string> trace_devices(const Trace& trace);
+
 // Puts every device event into the iteration whose window contains its start: from one marker
 // start to the next (device work lags host markers); the last window extends one step length
 // past its marker. Events already assigned (nsys launch correlation, the iteration number of our
@@ -45,6 +48,9 @@ struct TraceMetrics {
 // markers, an iteration lasts from its first device event's start to its last one's end.
 void assign_iterations(Trace& trace);
 
+// A trace with nothing to compare is bad input (ConfigError naming trace.source): no device
+// events, none on options.device, none the classification rules leave in an iteration, or
+// steady iterations of zero length.
 TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
                              const TraceMetricsOptions& options = {});
 

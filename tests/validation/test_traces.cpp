@@ -61,6 +61,20 @@ std::string make_nsys_variant(const std::string& db_name, const std::string& edi
   return path;
 }
 
+// The error compute_metrics gives for a JSON trace, or "<no error>".
+std::string metrics_error(const std::string& text, const TraceMetricsOptions& metrics = {},
+                          const std::vector<ClassRule>& rules = {}) {
+  TraceReadOptions options;
+  options.classifier = EventClassifier(rules);
+  Trace t = read_json_trace(text, "t.json", TraceFormat::kAuto, options);
+  try {
+    compute_metrics(t, options.classifier, metrics);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
 std::string json_error(const std::string& text, TraceFormat format = TraceFormat::kAuto) {
   try {
     read_json_trace(text, "t.json", format, {});
@@ -374,6 +388,33 @@ TEST_SUITE("unit") {
     CHECK(nsys_error("mark.sqlite",
                      "INSERT INTO NVTX_EVENTS (start, end, eventType, text) VALUES (5, NULL, 34, "
                      "'step 9')") == "<no error>");
+  }
+
+  TEST_CASE("a trace with nothing to compare is an error naming it, not a table of zeros") {
+    // Each used to exit 4 with an unlocated message, or 0 with all zeros.
+    CHECK(metrics_error("[]") ==
+          "t.json: error: expected device events (GPU kernels, memory copies or collectives), "
+          "found none (read as a chrome trace: 0 events, 0 step markers)");
+    CHECK(metrics_error(R"([{"ph":"X","name":"iteration 1","cat":"step","ts":0,"dur":10},)"
+                        R"({"ph":"X","name":"iteration 2","cat":"step","ts":10,"dur":10}])") ==
+          "t.json: error: expected device events (GPU kernels, memory copies or collectives), "
+          "found none (read as a chrome trace: 0 events, 2 step markers)");
+    const std::string steps = slurp(data("chrome_steps.json"));
+    TraceMetricsOptions nosuch;
+    nosuch.device = "nosuch";
+    CHECK(metrics_error(steps, nosuch) ==
+          "t.json: error: no device events on device \"nosuch\" (the trace's devices: gpu0, "
+          "gpu1)");
+    CHECK(metrics_error(steps, {}, {EventClassifier::parse_rule("stream:.*=other")}) ==
+          "t.json: error: the classification rules class all 12 events on device \"gpu0\" as "
+          "'other': no compute, communication or copy time is left to compare");
+    CHECK(metrics_error(R"([{"ph":"X","name":"iteration 1","cat":"step","ts":0,"dur":0},)"
+                        R"({"ph":"X","name":"k","ts":0,"dur":0,"pid":1,"tid":1}])") ==
+          "t.json: error: no event on device \"1\" (1 in all) falls in an iteration the step "
+          "markers delimit (1 in all): no iteration to compare");
+    CHECK(metrics_error(R"([{"ph":"X","name":"k","ts":0,"dur":0,"pid":1,"tid":1}])") ==
+          "t.json: error: the steady iterations on device \"1\" (1 of 1) last 0 s (zero-length "
+          "step markers and events): no device time to compare");
   }
 
   TEST_CASE("classification rules: empty patterns, bad regular expressions and classes") {
