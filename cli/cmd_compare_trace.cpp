@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <memory>
 
@@ -45,6 +46,18 @@ const CLI::Validator kRuleValidator(
     },
     "RULE", "ClassificationRule");
 
+// --warmup: a whole number of iterations from 0; a negative one used to mean the default.
+const CLI::Validator kWarmupValidator(
+    [](const std::string& value) {
+      int v = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < 0) {
+        return fmt::format("expected a whole number of iterations >= 0, got \"{}\"", value);
+      }
+      return std::string();
+    },
+    "N>=0", "Warmup");
+
 std::string self_exe() {
   std::error_code ec;
   const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -79,6 +92,18 @@ int run_compare(const CompareTraceOptions& o) {
   // first.
   const sim::Scenario scenario = preflight(o.scenario, {});
   sim::check_node_counts(scenario, scenario.nodes);
+  // The simulated trace holds the scenario's warm-up and measured iterations; a --warmup that
+  // skips them all would leave nothing to compare, found only after the simulation.
+  const int simulated_iterations = scenario.warmup + scenario.iterations;
+  if (o.warmup >= simulated_iterations) {
+    throw common::ConfigError(
+        "--warmup", 0, 0, "",
+        fmt::format("{} leaves no steady iteration of the simulation: {} simulates {} "
+                    "iteration{} (warmup {} + iterations {}); raise its iterations or lower "
+                    "--warmup",
+                    o.warmup, o.scenario, simulated_iterations,
+                    simulated_iterations == 1 ? "" : "s", scenario.warmup, scenario.iterations));
+  }
   if (!o.json_out.empty()) {
     std::vector<std::string> inputs{o.trace};
     for (const InputFile& f : scenario_input_files(o.scenario, {})) inputs.push_back(f.path);
@@ -122,7 +147,8 @@ void add_compare_trace_command(CLI::App& app, Action& action) {
                   "Device (pid) of the measured trace to compare; default: the busiest")
       ->check(kNonEmpty);
   sub->add_option("--warmup", opts->warmup,
-                  "Iterations skipped at the start (default: 1 when there are 3 or more)");
+                  "Iterations skipped at the start (default: 1 when there are 3 or more)")
+      ->check(kWarmupValidator);
   sub->add_option("--json", opts->json_out, "Also write the comparison as JSON")->check(kNonEmpty);
   sub->callback([opts, &action] { action = [opts]() -> int { return run_compare(*opts); }; });
 }

@@ -175,8 +175,14 @@ TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
                             "step markers delimit ({} in all): no iteration to compare",
                             out.device, device_events, n_iter));
   }
-  int warmup = options.warmup >= 0 ? options.warmup : (out.iteration_count >= 3 ? 1 : 0);
-  warmup = std::min(warmup, std::max(0, out.iteration_count - 1));
+  const int warmup = options.warmup >= 0 ? options.warmup : (out.iteration_count >= 3 ? 1 : 0);
+  if (warmup >= out.iteration_count) {
+    fail(trace, fmt::format("a warmup of {} leaves no steady iteration: the trace has {} "
+                            "with device work on device \"{}\"; give a warmup (--warmup) of at "
+                            "most {}",
+                            warmup, counted(out.iteration_count, "iteration"), out.device,
+                            out.iteration_count - 1));
+  }
   std::vector<IterationMetrics> steady(out.iterations.begin() + warmup, out.iterations.end());
   out.steady_count = static_cast<int>(steady.size());
   auto med = [&](double IterationMetrics::*field) {

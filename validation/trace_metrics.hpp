@@ -49,8 +49,8 @@ std::vector<std::string> trace_devices(const Trace& trace);
 void assign_iterations(Trace& trace);
 
 // A trace with nothing to compare is bad input (ConfigError naming trace.source): no device
-// events, none on options.device, none the classification rules leave in an iteration, or
-// steady iterations of zero length.
+// events, none on options.device, none the classification rules leave in an iteration, a warmup
+// that leaves no steady iteration, or steady iterations of zero length.
 TraceMetrics compute_metrics(Trace& trace, const EventClassifier& classifier,
                              const TraceMetricsOptions& options = {});
 

@@ -408,6 +408,13 @@ TEST_SUITE("unit") {
     CHECK(metrics_error(steps, {}, {EventClassifier::parse_rule("stream:.*=other")}) ==
           "t.json: error: the classification rules class all 12 events on device \"gpu0\" as "
           "'other': no compute, communication or copy time is left to compare");
+    TraceMetricsOptions warm;
+    warm.warmup = 100;  // used to be cut silently to one steady iteration
+    CHECK(metrics_error(steps, warm) ==
+          "t.json: error: a warmup of 100 leaves no steady iteration: the trace has 3 iterations "
+          "with device work on device \"gpu0\"; give a warmup (--warmup) of at most 2");
+    warm.warmup = 2;
+    CHECK(metrics_error(steps, warm) == "<no error>");
     CHECK(metrics_error(R"([{"ph":"X","name":"iteration 1","cat":"step","ts":0,"dur":0},)"
                         R"({"ph":"X","name":"k","ts":0,"dur":0,"pid":1,"tid":1}])") ==
           "t.json: error: no event on device \"1\" (1 in all) falls in an iteration the step "
