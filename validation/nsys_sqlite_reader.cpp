@@ -101,12 +101,23 @@ std::string describe(sqlite3_stmt* s, int col) {
 }
 
 // An integer column (ids); sqlite3_column_int64 would read text as 0 and a real truncated.
+// An id column (device, stream, correlation): CUPTI's are unsigned, so a negative one (read as
+// a device "-5") is an error.
 std::int64_t integer_at(sqlite3_stmt* s, int col, const std::string& path, const std::string& table,
                         std::int64_t rowid, const char* column) {
-  if (sqlite3_column_type(s, col) != SQLITE_INTEGER)
+  const bool integer = sqlite3_column_type(s, col) == SQLITE_INTEGER;
+  if (!integer || sqlite3_column_int64(s, col) < 0)
     throw ConfigError(path, 0, 0, cell(table, rowid, column),
-                      fmt::format("expected an integer, got {}", describe(s, col)));
+                      fmt::format("expected a non-negative integer, got {}", describe(s, col)));
   return sqlite3_column_int64(s, col);
+}
+
+// A correlation id, or -1 where it is NULL (the schema allows it): no launch to match. It was
+// read as 0, which matched another row's launch.
+std::int64_t correlation_at(sqlite3_stmt* s, int col, const std::string& path,
+                            const std::string& table, std::int64_t rowid) {
+  if (sqlite3_column_type(s, col) == SQLITE_NULL) return -1;
+  return integer_at(s, col, path, table, rowid, "correlationId");
 }
 
 // A timestamp column: an integer number of nanoseconds within +-kMaxNanoseconds.
@@ -188,7 +199,7 @@ Trace read_nsys_sqlite(const std::string& path, const TraceReadOptions& options)
              e.name = text_of(s, 4);
              e.category = "kernel";
              e.on_device = true;
-             correlation.push_back(sqlite3_column_int64(s, 5));
+             correlation.push_back(has_corr ? correlation_at(s, 5, path, kKernel, rowid) : -1);
              trace.events.push_back(std::move(e));
            });
   for (const char* table : {"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
@@ -208,7 +219,7 @@ Trace read_nsys_sqlite(const std::string& path, const TraceReadOptions& options)
                e.name = kind;
                e.category = "gpu_" + kind;
                e.on_device = true;
-               correlation.push_back(sqlite3_column_int64(s, 4));
+               correlation.push_back(corr ? correlation_at(s, 4, path, table, rowid) : -1);
                trace.events.push_back(std::move(e));
              });
   }
@@ -240,8 +251,10 @@ Trace read_nsys_sqlite(const std::string& path, const TraceReadOptions& options)
     std::map<std::int64_t, std::int64_t> launch_ns;
     db.query("SELECT correlationId, start, rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME",
              [&](sqlite3_stmt* s) {
-               launch_ns[sqlite3_column_int64(s, 0)] = time_at(
-                   s, 1, path, "CUPTI_ACTIVITY_KIND_RUNTIME", sqlite3_column_int64(s, 2), "start");
+               const std::int64_t rowid = sqlite3_column_int64(s, 2);
+               const char* runtime = "CUPTI_ACTIVITY_KIND_RUNTIME";
+               const std::int64_t id = correlation_at(s, 0, path, runtime, rowid);
+               if (id >= 0) launch_ns[id] = time_at(s, 1, path, runtime, rowid, "start");
              });
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
       const auto it = launch_ns.find(correlation[i]);

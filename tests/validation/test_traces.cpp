@@ -370,7 +370,21 @@ TEST_SUITE("unit") {
           "within +-4e+18, got real 13000000.5");
     CHECK(nsys_error("textdev.sqlite",
                      "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 'gpu' WHERE rowid = 2") ==
-          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 2].deviceId: expected an integer, got text \"gpu\"");
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 2].deviceId: expected a non-negative integer, got "
+          "text \"gpu\"");
+    // A negative device was read as device "-5" and a negative correlation matched nothing; a
+    // NULL correlation (the schema allows it) is no launch to match, not 0.
+    CHECK(nsys_error("negdev.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = -5 WHERE rowid = 2") ==
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 2].deviceId: expected a non-negative integer, got -5");
+    CHECK(nsys_error("negcorr.sqlite",
+                     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = -3 WHERE rowid = 3") ==
+          "CUPTI_ACTIVITY_KIND_KERNEL[rowid 3].correlationId: expected a non-negative integer, "
+          "got -3");
+    CHECK(
+        nsys_error("nullcorr.sqlite",
+                   "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = NULL WHERE rowid = 3") ==
+        "<no error>");
     CHECK(nsys_error("memcpy.sqlite",
                      "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = 'late' WHERE rowid = 2") ==
           "CUPTI_ACTIVITY_KIND_MEMCPY[rowid 2].end: expected an integer number of nanoseconds "
