@@ -18,6 +18,12 @@ namespace scalecast::platforms {
 // nodes), and memory would run out long before the simulation ends.
 inline constexpr long kMaxClusterNodes = 1'000'000;
 
+// The most nodes scalecast builds for one simulation (a packed job builds its own nodes, a
+// spread one or a mix the machine up to its last node): 30-60 KB of SimGrid hosts, links and
+// routes a node, so 200,000 take 7-12 GB and about a minute (a spread job of 2 nodes on a
+// 1,000,000-node machine ran out of 24 GB).
+inline constexpr long kMaxBuiltNodes = 200'000;
+
 // Above this many switch-level links a machine is not built: a dragonfly's global links grow as
 // groups^2 / 2 (Perlmutter's rule at 1,000,000 nodes would need 30 million), and each link is
 // two SimGrid links of about a kilobyte each.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/config_error.hpp"
+#include "common/config_node.hpp"
 #include "platforms/cluster_size.hpp"
 
 namespace scalecast::sim {
@@ -63,7 +64,19 @@ MachineSizes check_node_counts(const Scenario& s, const std::vector<int>& nodes,
     }
     try {
       sized_platform(s, file_platform, n);
-      sizes.largest_nodes = std::max(sizes.largest_nodes, machine_nodes(s, file_platform, n));
+      const long machine = machine_nodes(s, file_platform, n);
+      sizes.largest_nodes = std::max(sizes.largest_nodes, machine);
+      // Spread placement and LLM stages on chosen GPU types build the whole machine.
+      const bool whole = s.placement != Placement::kPacked || (s.llm && !s.llm->stage_gpus.empty());
+      if (whole && machine > platforms::kMaxBuiltNodes) {
+        KeyLocation cause = s.placement != Placement::kPacked ? s.placement_at : s.cluster_nodes_at;
+        if (cause.file.empty()) cause = key;  // not written: the point's node count
+        fail_at(cause, fmt::format("this point builds the whole machine of {} nodes (its nodes are "
+                                   "spread over it), more than the {} scalecast builds for one "
+                                   "simulation; use placement: packed or a smaller cluster.nodes",
+                                   common::format_count(machine),
+                                   common::format_count(platforms::kMaxBuiltNodes)));
+      }
     } catch (const std::invalid_argument& e) {
       // An explicit machine size that holds the point is what the topology rule rejects.
       const bool machine_key = s.cluster_nodes > 0 && n <= s.cluster_nodes;

@@ -13,6 +13,7 @@
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "common/rng.hpp"
+#include "platforms/cluster_size.hpp"
 #include "platforms/platform.hpp"
 #include "sim/cluster.hpp"
 #include "sim/engine_setup.hpp"
@@ -392,6 +393,19 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
     job.node_list = place(spec->placement, free, job.nodes, spec->seed, static_cast<int>(i));
     for (int n : job.node_list) used[n] = 1;
     taken += job.nodes;
+  }
+  // The mix builds the machine up to the last node any job uses (run_mix).
+  int built = 0;
+  for (const MixJob& job : spec->jobs)
+    for (int n : job.node_list) built = std::max(built, n + 1);
+  if (built > platforms::kMaxBuiltNodes) {
+    (root.has("placement") ? root.required("placement") : jobs)
+        .fail(fmt::format("the jobs' nodes reach node {} of the machine, which is built up to "
+                          "there: more than the {} nodes scalecast builds for one simulation "
+                          "(use placement: packed, node lists nearer the start, or a smaller "
+                          "cluster.nodes)",
+                          common::format_count(built - 1),
+                          common::format_count(platforms::kMaxBuiltNodes)));
   }
   // An I/O job reads read_rate / request_size requests a second; SimGrid's cost per request
   // grows with the requests before it, so a long window never ended (1e6 s at 20 GB/s in 16 MiB

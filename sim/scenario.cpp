@@ -386,6 +386,7 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   if (auto v = root.optional("cluster")) load_cluster(*v, s);
   if (auto v = root.optional("gpus_per_node")) s.gpus_per_node = load_gpus_per_node(*v, machine);
   if (auto v = root.optional("placement")) {
+    s.placement_at = where(*v);
     const std::string p = v->as_string();
     if (p == "packed")
       s.placement = Placement::kPacked;
@@ -512,6 +513,7 @@ void relocate_overridden(Scenario& s,
   for (KeyLocation& at : s.nodes_at) fix(at);
   fix(s.cluster_nodes_at);
   fix(s.cluster_partition_at);
+  fix(s.placement_at);
   fix(s.time_to_train.at);
   if (s.multi) {
     auto multi = std::make_shared<MultiJobSpec>(*s.multi);

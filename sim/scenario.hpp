@@ -66,6 +66,7 @@ struct Scenario {
   KeyLocation cluster_nodes_at, cluster_partition_at;
   int gpus_per_node = 0;  // 0: every GPU of the node
   Placement placement = Placement::kPacked;
+  KeyLocation placement_at;                // where `placement` was given (file:1:1 when it was not)
   std::string strategy = "data_parallel";  // or parameter_server (sim/scenario_strategy.hpp)
   ParameterServerConfig parameter_server;  // tasks > 0 with strategy parameter_server
   // framework: sets the bucketing of `allreduce` and `fixed_costs` (sim/framework_preset.hpp)

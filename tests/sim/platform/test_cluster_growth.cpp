@@ -193,6 +193,14 @@ TEST_SUITE("unit") {
                          doctest::Contains("nodes[0]: expected at most 1,000,000 (a whole number "
                                            "from 1 to 1,000,000), got 1000001"),
                          common::ConfigError);
+    // Spread placement builds the whole machine: 2 nodes spread over 1,000,000 ran out of 24 GB.
+    // Packed builds only the job's nodes, so the same machine size runs.
+    CHECK(at(summit + "nodes: [2]\ncluster: {nodes: 300000}\nplacement: spread\n") ==
+          "s.yaml:5:12: error: placement: this point builds the whole machine of 300,000 nodes "
+          "(its nodes are spread over it), more than the 200,000 scalecast builds for one "
+          "simulation; use placement: packed or a smaller cluster.nodes");
+    CHECK(at(summit + "nodes: [2]\ncluster: {nodes: 300000}\n") == "accepted");
+    CHECK(at(summit + "nodes: [2]\ncluster: {nodes: 200000}\nplacement: spread\n") == "accepted");
   }
 }
 

@@ -192,6 +192,19 @@ jobs:
           "no error");
   }
 
+  TEST_CASE("jobs: a mix whose nodes reach beyond what scalecast builds is an error at placement") {
+    // The mix builds the machine up to its last node: spread over 1,000,000 nodes ran out of
+    // 24 GB.
+    const std::string head =
+        "name: mix\nplatform: summit\ncluster: {nodes: 1000000}\nmodel: resnet50\n"
+        "batch_per_gpu: 64\nplacement: spread\n";
+    CHECK(error_of(head + "jobs:\n  - {name: a, nodes: 2}\n  - {name: b, nodes: 2}\n") ==
+          "in.yaml:6:12: error: placement: the jobs' nodes reach node 500,001 of the machine, "
+          "which is built up to there: more than the 200,000 nodes scalecast builds for one "
+          "simulation (use placement: packed, node lists nearer the start, or a smaller "
+          "cluster.nodes)");
+  }
+
   TEST_CASE("jobs: a job's bad key is an error at that job's key path") {
     const std::string batch =
         error_of(kHead + "jobs:\n  - {name: a, nodes: 1, batch_per_gpu: 0}\n");
