@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "common/config_error.hpp"
@@ -149,6 +150,54 @@ LlmSetup load_llm_setup(const ConfigNode& root, const std::string& model_ref, in
   return out;
 }
 
+namespace {
+
+int job_gpus_per_node(const platforms::Platform& machine, int gpus_per_node) {
+  if (gpus_per_node > 0) return gpus_per_node;
+  int gpn = std::numeric_limits<int>::max();
+  for (const platforms::Partition& p : machine.partitions)
+    gpn = std::min(gpn, machine.node_types.at(static_cast<std::size_t>(p.node_type)).gpu_count);
+  return gpn;
+}
+
+}  // namespace
+
+void check_stage_placement(const ConfigNode& root, const LlmSetup& llm,
+                           const platforms::Platform& machine, int gpus_per_node) {
+  if (llm.stage_gpus.empty()) return;
+  // These failed in the point's process (exit 4, no place) when the runner placed the ranks.
+  const models::ParallelConfig& p = llm.parallel;
+  const ConfigNode parallel = root.required("parallel");
+  if (p.order.back() != models::ParallelDim::kPp) {
+    (parallel.has("order") ? parallel.required("order") : parallel)
+        .fail(
+            "stage_gpus puts each pipeline stage on its own nodes: pp must be the outermost "
+            "(last) dimension of parallel.order");
+  }
+  const ConfigNode key = root.required("stage_gpus");
+  const int gpn = job_gpus_per_node(machine, gpus_per_node);
+  const long per_stage = static_cast<long>(p.tp) * p.cp * p.dp;
+  if (per_stage % gpn != 0) {
+    key.fail(
+        fmt::format("stage_gpus puts each pipeline stage on whole nodes: tp x cp x dp = {} "
+                    "GPUs per stage is not a multiple of the {} GPUs per node",
+                    per_stage, gpn));
+  }
+  std::map<std::string, long> have;  // nodes of the machine per GPU type
+  for (const platforms::Partition& part : machine.partitions)
+    have[machine.node_types.at(static_cast<std::size_t>(part.node_type)).gpu.name] += part.nodes;
+  std::map<std::string, long> need;
+  for (const std::string& g : llm.stage_gpus) need[g] += per_stage / gpn;
+  for (const auto& [gpu, nodes] : need) {
+    if (have[gpu] < nodes) {
+      key.fail(
+          fmt::format("the stages on {} need {} nodes of it ({} GPUs a stage, {} per node), "
+                      "but {} has {} (cluster.nodes and cluster.partition size the machine)",
+                      gpu, nodes, per_stage, gpn, machine.name, have[gpu]));
+    }
+  }
+}
+
 LlmSetup load_llm_for_nodes(const ConfigNode& root, const std::string& model_ref,
                             const std::vector<int>& nodes, int gpus_per_node,
                             const platforms::Platform& machine, bool memory_check,
@@ -157,13 +206,8 @@ LlmSetup load_llm_for_nodes(const ConfigNode& root, const std::string& model_ref
     nodes_key.fail(
         "expected one node count for a scenario with `parallel:` (its GPUs are tp x pp "
         "x cp x dp)");
-  int gpn = gpus_per_node;
-  if (gpn == 0) {
-    gpn = std::numeric_limits<int>::max();
-    for (const platforms::Partition& p : machine.partitions)
-      gpn = std::min(gpn, machine.node_types.at(static_cast<std::size_t>(p.node_type)).gpu_count);
-  }
-  return load_llm_setup(root, model_ref, nodes.front() * gpn, machine, memory_check);
+  return load_llm_setup(root, model_ref, nodes.front() * job_gpus_per_node(machine, gpus_per_node),
+                        machine, memory_check);
 }
 
 }  // namespace scalecast::sim

@@ -43,6 +43,12 @@ void check_job_kind_keys(const common::ConfigNode& root, bool llm);
 // ConfigErrors at the keys.
 LlmSetup load_llm_setup(const common::ConfigNode& root, const std::string& model_ref, int gpus,
                         const platforms::Platform& machine, bool memory_check = true);
+// With `stage_gpus:`, that the job's stages can be placed on `machine` (the machine the point
+// runs on) as the LLM runner places them: pp outermost in parallel.order, whole nodes per stage
+// (`gpus_per_node`, 0: the fewest of any partition's node type) and enough nodes of each listed
+// GPU type. ConfigErrors at parallel.order or stage_gpus; nothing without stage_gpus.
+void check_stage_placement(const common::ConfigNode& root, const LlmSetup& llm,
+                           const platforms::Platform& machine, int gpus_per_node);
 // The same for a scenario's node counts: exactly one (else an error at `nodes_key`), with
 // `gpus_per_node` (0: the fewest GPUs of any partition's node type) GPUs each.
 LlmSetup load_llm_for_nodes(const common::ConfigNode& root, const std::string& model_ref,

@@ -16,6 +16,7 @@
 #include "platforms/cluster_size.hpp"
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
+#include "sim/cluster.hpp"
 #include "sim/framework_preset.hpp"
 #include "sim/multi_job_scenario.hpp"
 #include "sim/scenario_allreduce.hpp"
@@ -476,6 +477,13 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   if (llm) {
     s.llm =
         load_llm_for_nodes(root, s.model, s.nodes, s.gpus_per_node, machine, s.memory_check, nodes);
+    // The machine the point runs on (a node count it cannot have is check_node_counts' to report).
+    std::optional<platforms::Platform> sized;
+    try {
+      sized = sized_platform(s, machine, s.nodes.front());
+    } catch (const std::invalid_argument&) {
+    }
+    if (sized) check_stage_placement(root, *s.llm, *sized, s.gpus_per_node);
   } else if (s.memory_check) {
     check_memory(root, s, machine);
   }

@@ -281,6 +281,27 @@ TEST_SUITE("unit") {
     CHECK(count.find("one GPU type per pipeline stage") != std::string::npos);
   }
 
+  TEST_CASE("llm placement: stages stage_gpus cannot place are errors at load, at the key") {
+    // Each failed in the point's process when the runner placed the ranks (exit 4, no place).
+    const std::string head =
+        "platform: hetero-v100-a100\nmodel: llama3_8b\ngpus_per_node: 8\n"
+        "stage_gpus: [v100-sxm2, a100-sxm4-80gb]\nmemory_check: false\n";
+    const std::string par = "parallel:\n  pp: 2\n  micro_batch: 1\n  precision: fp16\n";
+    CHECK(error_of(head + "nodes: 2\n" + par + "  tp: 8\n  global_batch: 8\n" +
+                   "  order: [pp, tp, cp, dp]\n") ==
+          "bad.yaml:13:10: error: parallel.order: stage_gpus puts each pipeline stage on its own "
+          "nodes: pp must be the outermost (last) dimension of parallel.order");
+    CHECK(error_of(head + "nodes: 1\n" + par + "  tp: 4\n  global_batch: 8\n") ==
+          "bad.yaml:4:13: error: stage_gpus: stage_gpus puts each pipeline stage on whole nodes: "
+          "tp x cp x dp = 4 GPUs per stage is not a multiple of the 8 GPUs per node");
+    CHECK(error_of(head + "nodes: 20\ncluster: {nodes: 20}\n" + par +
+                   "  tp: 8\n  dp: 10\n  global_batch: 10\n") ==
+          "bad.yaml:4:13: error: stage_gpus: the stages on v100-sxm2 need 10 nodes of it (80 GPUs "
+          "a stage, 8 per node), but hetero-v100-a100 has 4 (cluster.nodes and cluster.partition "
+          "size the machine)");
+    CHECK(error_of(head + "nodes: 2\n" + par + "  tp: 8\n  global_batch: 8\n") == "no error");
+  }
+
   TEST_CASE("llm scenario: a precision a GPU has no tensor-core peak for is an error at load") {
     // fp8 on Summit's V100s stopped the run in the cost model (exit 4): "GPU 'v100-sxm2' has no
     // fp8 tensor-core peak ...". It is an input error at parallel.precision.
