@@ -63,16 +63,21 @@ Csv parse_csv(const std::string& text, const std::string& name,
   return csv;
 }
 
+// The times a database entry may hold (calibration/database_yaml.cpp reads 1 ns to 1 h).
+constexpr double kMinTime_s = 1e-9;
+constexpr double kMaxTime_s = 3600.0;
+
 class Row {
  public:
   Row(const Csv& csv, std::size_t i) : csv_(csv), i_(i) {}
   const std::string& text(const std::string& col) const { return csv_.rows[i_][index(col)]; }
-  std::int64_t count(const std::string& col) const {
+  // A whole number of at least `least` (1 for a size, 0 for a padding).
+  std::int64_t count(const std::string& col, std::int64_t least = 1) const {
     const std::string& t = text(col);
     std::int64_t v = -1;
     const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size() || v < 0)
-      fail(col, fmt::format("expected a non-negative integer, got \"{}\"", t));
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size() || v < least)
+      fail(col, fmt::format("expected a whole number of at least {}, got \"{}\"", least, t));
     return v;
   }
   // Milliseconds → seconds; nullopt for an empty cell (not measured).
@@ -82,10 +87,14 @@ class Row {
     try {
       std::size_t used = 0;
       const double v = std::stod(t, &used);
-      if (used != t.size() || !(v > 0)) throw std::invalid_argument("");
+      // What a database entry may hold (1 ns to 1 h): 1e-300 ms was written and the file then
+      // refused by every reader.
+      if (used != t.size() || !(v * 1e-3 >= kMinTime_s && v * 1e-3 <= kMaxTime_s))
+        throw std::invalid_argument("");
       return v * 1e-3;
     } catch (const std::exception&) {
-      fail(col, fmt::format("expected a time in ms > 0, got \"{}\"", t));
+      fail(col, fmt::format("expected a time in ms from {:g} to {:g}, got \"{}\"", kMinTime_s * 1e3,
+                            kMaxTime_s * 1e3, t));
     }
   }
   [[noreturn]] void fail(const std::string& col, const std::string& msg) const {
@@ -181,7 +190,7 @@ void import_deepbench_conv(const std::string& text, const std::string& name,
     set_precision(row, key);
     for (const char* d :
          {"n", "c", "h", "w", "k", "r", "s", "pad_h", "pad_w", "stride_h", "stride_w"})
-      key.dims[d] = row.count(d);
+      key.dims[d] = row.count(d, d[0] == 'p' ? 0 : 1);
     const std::pair<const char*, const char*> passes[] = {
         {"fwd", "fwd_ms"}, {"bwd_data", "bwd_data_ms"}, {"bwd_filter", "bwd_filter_ms"}};
     for (const auto& [pass, col] : passes) {
@@ -221,11 +230,11 @@ void import_deepbench_gemm(const std::string& text, const std::string& name,
       if (t != "N" && t != "T") row.fail(col, fmt::format("expected N or T, got \"{}\"", t));
       key.dims[dim] = t == "T" ? 1 : 0;
     }
+    const auto t = row.ms("time_ms");  // checked before a repeated shape is skipped
+    if (!t) row.fail("time_ms", "expected a time in ms, got \"\"");
     if (db.contains(key)) continue;
     Measurement m;
     m.key = key;
-    const auto t = row.ms("time_ms");
-    if (!t) row.fail("time_ms", "expected a time in ms > 0, got \"\"");
     m.median_s = m.min_s = *t;
     m.reps = 400;
     m.algorithm = key.tensor_core ? "cublasGemmEx(DFALT_TENSOR_OP)" : "cublasSgemm";

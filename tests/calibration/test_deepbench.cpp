@@ -87,7 +87,27 @@ TEST_SUITE("unit") {
                       "g.csv:2:22: error: b_transpose: expected N or T, got \"X\"");
     CHECK_THROWS_WITH(import_deepbench_gemm(header + "fp32,,1760,-16,1760,N,N,0.038\n", "g.csv",
                                             "v100-sxm2", "s", db),
-                      "g.csv:2:12: error: n: expected a non-negative integer, got \"-16\"");
+                      "g.csv:2:12: error: n: expected a whole number of at least 1, got \"-16\"");
+    // A zero-sized GEMM and a time no database holds were imported, and the file written was
+    // then refused by every reader; a repeated shape was skipped before its time was read.
+    CHECK_THROWS_WITH(
+        import_deepbench_gemm(header + "fp32,,0,0,0,N,N,0.038\n", "g.csv", "v100-sxm2", "s", db),
+        "g.csv:2:7: error: m: expected a whole number of at least 1, got \"0\"");
+    for (const char* t : {"1e-300", "4000000"}) {
+      INFO(t);
+      CHECK_THROWS_WITH(import_deepbench_gemm(header + "fp32,,1760,16,1760,N,N," + t + "\n",
+                                              "g.csv", "v100-sxm2", "s", db),
+                        (std::string("g.csv:2:24: error: time_ms: expected a time in ms from "
+                                     "1e-06 to 3.6e+06, got \"") +
+                         t + "\"")
+                            .c_str());
+    }
+    Database twice;
+    twice.add_source(t::test_source("s", "v100-sxm2"));
+    CHECK_THROWS_WITH(
+        import_deepbench_gemm(header + "fp32,,1760,16,1760,N,N,0.038\nfp32,,1760,16,1760,N,N,0\n",
+                              "g.csv", "v100-sxm2", "s", twice),
+        "g.csv:3:24: error: time_ms: expected a time in ms from 1e-06 to 3.6e+06, got \"0\"");
     CHECK_THROWS_WITH(import_deepbench_gemm(header + "fp64,,1760,16,1760,N,N,0.038\n", "g.csv",
                                             "v100-sxm2", "s", db),
                       "g.csv:2:1: error: precision: expected fp32, mixed_fp16 or pseudo_fp16, got "
