@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "cli/commands.hpp"
 #include "cli/run_guard.hpp"
@@ -77,6 +78,12 @@ int run_main(int argc, char** argv) {
   } catch (const ChildInputError& e) {
     std::fprintf(stderr, "%s\n", e.what());  // the point process's own located message
     return kExitInputError;
+  } catch (const std::bad_alloc&) {
+    // Not a message of its own ("std::bad_alloc"): say what ran out and what to change.
+    std::fprintf(stderr,
+                 "scalecast: error: out of memory: the inputs ask for more memory than this "
+                 "machine has (try a smaller batch, model or machine)\n");
+    return kExitFailure;
   } catch (const std::exception& e) {
     if (interrupted()) {  // a child killed by the interruption failed the run
       std::fprintf(stderr, "scalecast: interrupted; finished results are kept\n");

@@ -18,6 +18,7 @@
 #include "calibration/deepbench_import.hpp"
 #include "cli/commands.hpp"
 #include "common/config_error.hpp"
+#include "common/config_node.hpp"
 #include "common/precision.hpp"
 #include "kernels/cpu_affinity.hpp"
 #include "kernels/kernel_backend.hpp"
@@ -28,6 +29,12 @@
 #include "platforms/gpu_catalog.hpp"
 
 namespace scalecast::cli {
+namespace {
+
+constexpr int kMaxCalibrationBatch = 65'536;
+
+}  // namespace
+
 namespace {
 
 struct CalibrateOptions {
@@ -163,10 +170,13 @@ int run_calibrate(const CalibrateOptions& o) {
                               "give either --models NAME[,NAME...] or --sweep");
   std::vector<common::DType> dtypes;
   for (const auto& p : o.precisions) dtypes.push_back(dtype_of(p));
+  // A real kernel is run at each batch: 2^31-1 stopped in std::bad_alloc (exit 4) after the run
+  // started. 65,536 samples per GPU is beyond any training batch per device.
   for (int b : o.batches)
-    if (b < 1)
+    if (b < 1 || b > kMaxCalibrationBatch)
       throw common::ConfigError("command line", 0, 0, "--batch",
-                                fmt::format("expected a batch size >= 1, got {}", b));
+                                fmt::format("expected a batch size from 1 to {}, got {}",
+                                            common::format_count(kMaxCalibrationBatch), b));
   for (int t : o.tps)
     if (t < 1 || t > 1024)
       throw common::ConfigError(
