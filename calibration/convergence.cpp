@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "common/config_error.hpp"
@@ -71,7 +72,9 @@ ConvergenceTable load_table(const ConfigNode& n) {
     r.check_keys({"global_batch", "value", "source"});
     ConvergenceRow row;
     const ConfigNode batch = r.required("global_batch");
-    row.global_batch = positive(batch, kMaxBatch);
+    // A batch is whole samples: 1000.5 was accepted and interpolated.
+    row.global_batch =
+        static_cast<double>(batch.as_int_in(1, static_cast<std::int64_t>(kMaxBatch)));
     row.value = positive(r.required("value"), kMaxValue);
     row.source = r.required("source").as_string();
     if (row.source.empty()) r.required("source").fail("expected a source for the row");

@@ -11,7 +11,7 @@
 # Environment: SCALECAST (the scalecast binary; default build/release/cli/scalecast, then
 #   build/ci/cli/scalecast), JOBS (points simulated at a time, default 2), SUMMIT_STUDY_KEEP (a
 #   folder to keep the runs' own outputs in, one `run --out` folder per run, instead of removing
-#   them; it must not hold an earlier study's runs).
+#   them; it must be empty or new, else exit 1).
 set -euo pipefail
 
 quick=0
@@ -44,6 +44,13 @@ if ! "$python" -c 'import matplotlib, yaml' 2>/dev/null; then
   exit 1
 fi
 jobs=${JOBS:-2}
+# The report reads every run folder kept: an earlier study's seeds would be reported as this
+# one's ("Across 4 seeds" with a seed never run). An empty or new folder only.
+if [[ -n ${SUMMIT_STUDY_KEEP:-} && -d $SUMMIT_STUDY_KEEP && -n $(ls -A "$SUMMIT_STUDY_KEEP") ]]; then
+  echo "summit_study: error: SUMMIT_STUDY_KEEP=$SUMMIT_STUDY_KEEP is not empty; expected an" \
+    "empty or new folder (the report would take the runs already there for this study's)" >&2
+  exit 1
+fi
 mkdir -p "$1"
 out=$(cd "$1" && pwd)  # absolute: the runs happen from the repository root
 

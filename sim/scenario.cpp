@@ -4,6 +4,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -168,7 +170,15 @@ void load_cluster(const ConfigNode& c, Scenario& s) {
   c.check_keys({"nodes", "partition"});
   if (auto v = c.optional("nodes")) {
     s.cluster_nodes_at = where(*v);
-    if (!(v->is_scalar() && v->as_string() == "fit")) s.cluster_nodes = node_count(*v);
+    if (!(v->is_scalar() && v->as_string() == "fit")) {
+      // A word that is not `fit` (FIT, Fit, auto): the message names both forms.
+      const std::string text = v->is_scalar() ? v->as_string() : "";
+      if (!text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) && text[0] != '-' &&
+          text[0] != '+')
+        v->fail(fmt::format("expected a node count (1 to {}) or fit, got \"{}\"",
+                            common::format_count(platforms::kMaxClusterNodes), text));
+      s.cluster_nodes = node_count(*v);
+    }
   }
   if (auto v = c.optional("partition")) {
     s.cluster_partition = v->as_string();
@@ -226,8 +236,13 @@ void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
 }
 
 // A sample has at least one byte; a fraction of one is a typo, not a size.
+// Bytes per sample: whole bytes (1.5B reached summary.json as 1.5 bytes).
 double sample_size(const ConfigNode& n) {
-  return n.as_quantity_in(Quantity::kSize, 1.0, kMaxSampleBytes);
+  const double v = n.as_quantity_in(Quantity::kSize, 1.0, kMaxSampleBytes);
+  if (v != std::floor(v))
+    n.fail(
+        fmt::format("expected a whole number of bytes, got \"{}\" ({:g} bytes)", n.as_string(), v));
+  return v;
 }
 
 double number_in(const ConfigNode& n, const char* what, double min, double max) {

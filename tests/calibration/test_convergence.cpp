@@ -157,6 +157,9 @@ TEST_SUITE("unit") {
                             "      - {global_batch: 256, value: 3, source: b}\n") ==
           "expected a batch above the previous row's 512 (rows in order) @12 "
           "tables[0].rows[1].global_batch");
+    // A batch is whole samples: 1000.5 was accepted and interpolated.
+    CHECK(load_error(head + "    rows:\n      - {global_batch: 1000.5, value: 2, source: a}\n")
+              .find("expected a whole number from 1 to 1,000,000,000, got \"1000.5\"") == 0);
     CHECK(load_error(head + "    rows:\n      - {global_batch: 512, value: -2, source: a}\n")
               .find("expected a positive number") == 0);
     INFO(load_error(head + "    rows:\n      - {global_batch: 512, value: 2}\n"));

@@ -23,4 +23,12 @@ for png in scaling variability storage transfers utilisation; do
   grep -q "]($png.png)" "$D/q/report.md" || fail "$png.png not in the report"
   [[ -s $D/q/$png.png ]] || fail "$png.png not written"
 done
+# A SUMMIT_STUDY_KEEP folder that already holds runs is refused before anything runs: the report
+# took an earlier study's seeds for this one's.
+mkdir -p "$D/keep" && touch "$D/keep/old-run"
+SCALECAST=$exe SUMMIT_STUDY_KEEP="$D/keep" scripts/summit_study.sh --quick "$D/q2" >"$D/keep.txt" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] || fail "a non-empty SUMMIT_STUDY_KEEP: exit $rc, expected 1"
+grep -q "SUMMIT_STUDY_KEEP=$D/keep is not empty" "$D/keep.txt" || fail "no message: $(cat "$D/keep.txt")"
+[[ ! -e $D/q2 ]] || fail "the report folder was written"
 echo "summit study quick report: identical to $ref"

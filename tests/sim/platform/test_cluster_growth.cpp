@@ -193,6 +193,12 @@ TEST_SUITE("unit") {
                          doctest::Contains("nodes[0]: expected at most 1,000,000 (a whole number "
                                            "from 1 to 1,000,000), got 1000001"),
                          common::ConfigError);
+    // A word other than `fit` got "expected a whole number", which did not mention fit.
+    CHECK_THROWS_WITH_AS(
+        load_scenario_text(summit + "nodes: [2]\ncluster: {nodes: FIT}\n", "s.yaml"),
+        "s.yaml:4:18: error: cluster.nodes: expected a node count (1 to 1,000,000) "
+        "or fit, got \"FIT\"",
+        common::ConfigError);
     // Spread placement builds the whole machine: 2 nodes spread over 1,000,000 ran out of 24 GB.
     // Packed builds only the job's nodes, so the same machine size runs.
     CHECK(at(summit + "nodes: [2]\ncluster: {nodes: 300000}\nplacement: spread\n") ==

@@ -140,6 +140,11 @@ TEST_SUITE("unit") {
           std::string::npos);
     CHECK(error_of(kBase, {"input.stored_sample_size=0.5B"}).find("at least 1 B") !=
           std::string::npos);
+    // 1.5B reached summary.json as 1.5 bytes per sample.
+    CHECK(error_of(kBase, {"input.stored_sample_size=1.5B"})
+              .find("input.stored_sample_size: expected a whole number of bytes, got \"1.5B\"") !=
+          std::string::npos);
+    CHECK(error_of(kBase, {"input.stored_sample_size=1.5KiB"}) == "no error");
     const std::string cores_alone = error_of(kBase, {"input.decode_cores=4"});
     CHECK(cores_alone.find("input.decode_cores") != std::string::npos);
     const std::string both = error_of(kBase, {"input.prefetch=false", "input.prefetch_depth=2"});
