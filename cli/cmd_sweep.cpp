@@ -192,6 +192,22 @@ void draw_plots(const std::string& dir) {
                    : std::string());
 }
 
+// Runs `check` on one combination; an error the scenario loader names as `--set KEY=V` for one of
+// the combination's axis values is that --axis value (the user gave no such --set), with `where`
+// (" at --nodes N") when the point's node count decided it.
+template <typename Check>
+void axis_errors(const std::vector<std::string>& combo, const std::string& where, Check check) {
+  try {
+    check();
+  } catch (const common::ConfigError& e) {
+    for (const std::string& kv : combo)
+      if (e.file() == "--set " + kv)
+        throw common::ConfigError("--axis " + kv + where, e.line(), e.column(), e.key_path(),
+                                  e.message());
+    throw;
+  }
+}
+
 int run_sweep(const SweepOptions& o) {
   install_interrupt_handlers();
   if (o.run_task >= 0 || o.merge || o.missing) {
@@ -249,14 +265,17 @@ int run_sweep(const SweepOptions& o) {
       for (int n : nodes) {
         std::vector<std::string> at_n = sets;
         at_n.push_back("nodes=" + std::to_string(n));
-        sim::check_node_counts(preflight(o.scenario, at_n), {n}, nodes_at);
+        axis_errors(combo, fmt::format(" at {} {}", o.nodes.empty() ? "nodes" : "--nodes", n),
+                    [&] { sim::check_node_counts(preflight(o.scenario, at_n), {n}, nodes_at); });
       }
       continue;
     }
     // Every node count must be a machine the platform's topology rule builds (sim/cluster.hpp).
-    const sim::Scenario s = preflight(o.scenario, sets);
-    warn_slow_flow_points(s, nodes, sim::check_node_counts(s, nodes, nodes_at).gpus_per_node);
-    sim::check_time_to_train(s, nodes, ttt_at);
+    axis_errors(combo, "", [&] {
+      const sim::Scenario s = preflight(o.scenario, sets);
+      warn_slow_flow_points(s, nodes, sim::check_node_counts(s, nodes, nodes_at).gpus_per_node);
+      sim::check_time_to_train(s, nodes, ttt_at);
+    });
   }
   record_inputs(plan);
   const OutputLock lock(plan.dir);  // two sweeps into one folder would mix their files

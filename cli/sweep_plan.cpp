@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -95,6 +98,26 @@ std::string combo_dir(const SweepPlan& plan, int combo) {
          (plan.combos.size() > 1 ? fmt::format("combo-{}", combo) : std::string("points"));
 }
 
+// An axis value as the scenario loader reads it: the number of "02", "2.0" and "2" is one, a word
+// is its text, a list or map its YAML form; a value that is no YAML stays as written (the
+// loader names it).
+std::string canonical_value(const std::string& v) {
+  try {
+    const YAML::Node n = YAML::Load(v);
+    if (n.IsScalar()) {
+      double d = 0.0;
+      if (YAML::convert<double>::decode(n, d) && std::isfinite(d))
+        return fmt::format("number {}", d);
+      return "word " + n.Scalar();
+    }
+    YAML::Emitter out;
+    out << YAML::Flow << n;
+    return "yaml " + std::string(out.c_str());
+  } catch (const YAML::Exception&) {
+    return "text " + v;
+  }
+}
+
 }  // namespace
 
 SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>& overrides,
@@ -108,24 +131,56 @@ SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>&
   plan.overrides = overrides;
   plan.nodes = nodes;
   plan.combos = {{}};
+  const auto key_of = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  // `a` is `b` or a key inside it (b.x, b[0]): setting b replaces what a set.
+  const auto within = [](const std::string& a, const std::string& b) {
+    return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 &&
+                      (a[b.size()] == '.' || a[b.size()] == '['));
+  };
   for (const std::string& axis : axes) {
     const auto eq = axis.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == axis.size())
       throw common::ConfigError("--axis", 0, 0, axis, "expected KEY=V1,V2");
+    const std::string key = axis.substr(0, eq);
     // Every point runs at its own node count (--nodes, or the scenario's): an axis over `nodes`
-    // would only relabel the rows.
-    if (axis.substr(0, eq) == "nodes")
+    // (or one of its entries) would only relabel the rows.
+    if (within(key, "nodes"))
       throw common::ConfigError(
           "--axis", 0, 0, axis,
           "give node counts with --nodes (e.g. --nodes 1,2,4), not as an axis");
-    plan.keys.push_back(axis.substr(0, eq));
-    std::vector<std::string> values;
+    // Two axes over one key made two CSV columns of one name, each row labelled with a value
+    // the other axis overrode; a --set of an axis key was overridden by every combination.
+    for (std::size_t k = 0; k < plan.keys.size(); ++k)
+      if (within(key, plan.keys[k]) || within(plan.keys[k], key))
+        throw common::ConfigError(
+            "--axis " + key, 0, 0, "",
+            fmt::format("{} is also given by --axis {}; give each key in one --axis with all its "
+                        "values (e.g. --axis {}=V1,V2,V3)",
+                        key, axes[k], plan.keys[k]));
+    for (const std::string& set : overrides)
+      if (within(key_of(set), key) || within(key, key_of(set)))
+        throw common::ConfigError(
+            "--axis " + key, 0, 0, "",
+            fmt::format("{} is also given by --set {}; a key is either an axis (its values, one "
+                        "per combination) or a --set (one value for every point), not both",
+                        key, set));
+    plan.keys.push_back(key);
+    std::vector<std::string> values, canonical;
     std::stringstream ss(axis.substr(eq + 1));
     for (std::string v; std::getline(ss, v, ',');) {
-      // Each value is one combination folder: a repeated one ran twice into it.
-      if (std::find(values.begin(), values.end(), v) != values.end())
-        throw common::ConfigError("--axis", 0, 0, axis, "value \"" + v + "\" is listed twice");
+      // Each value is one combination folder: a repeated one ran twice into it, also when
+      // written another way (02 and 2 are one number).
+      const std::string c = canonical_value(v);
+      const auto it = std::find(canonical.begin(), canonical.end(), c);
+      if (it != canonical.end()) {
+        const std::string& first = values[static_cast<std::size_t>(it - canonical.begin())];
+        throw common::ConfigError(
+            "--axis", 0, 0, axis,
+            first == v ? "value \"" + v + "\" is listed twice"
+                       : fmt::format("values \"{}\" and \"{}\" are one value", first, v));
+      }
       values.push_back(v);
+      canonical.push_back(c);
     }
     std::vector<std::vector<std::string>> next;
     for (const auto& c : plan.combos)
