@@ -216,11 +216,18 @@ int run_sweep(const SweepOptions& o) {
                                 "--run-task, --merge and --missing take the sweep folder (--out), "
                                 "not a scenario");
     const SweepPlan plan = read_plan(o.out_dir);
-    std::filesystem::current_path(plan.workdir);  // the scenario's relative paths
-    if (o.missing) {
+    if (o.missing) {  // only the results folder: no scenario, no working directory
       fmt::print("{}\n", id_ranges(missing_points(plan)));
       return kExitOk;
     }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(plan.workdir, ec))
+      throw common::ConfigError(
+          plan.dir + "/plan.json", 0, 0, "workdir",
+          fmt::format("the sweep's working directory {} is gone (the scenario's relative paths "
+                      "resolve there); recreate it, or plan the sweep afresh into another --out",
+                      plan.workdir));
+    std::filesystem::current_path(plan.workdir);  // the scenario's relative paths
     check_inputs(plan);     // a point or merge from changed inputs would mix old and new results
     if (o.run_task >= 0) {  // array tasks of one sweep run at once: no folder lock
       run_points({point_job(plan, o.run_task)}, 1);

@@ -87,6 +87,27 @@ std::string points_jsonl(const SweepPlan& p) {
   return out;
 }
 
+// A point's result for the merge: a result file that is no JSON object (a disk that filled, an
+// edit) is an error naming it and the point, not a bare parser message.
+Json read_result(const SweepPlan& plan, int id) {
+  const std::string path = fmt::format("{}/results/point-{}.json", plan.dir, id);
+  const auto bad = [&](const std::string& what) {
+    return common::ConfigError(
+        path, 0, 0, "",
+        fmt::format("the result of point {} {}; remove it and run the point again "
+                    "(`scalecast sweep --run-task {} --out {}`)",
+                    id, what, id, plan.dir));
+  };
+  Json r;
+  try {
+    r = Json::parse(read_file(path));
+  } catch (const Json::exception& e) {
+    throw bad(fmt::format("is not valid JSON ({})", e.what()));
+  }
+  if (!r.is_object()) throw bad("is not a JSON object");
+  return r;
+}
+
 std::vector<std::string> point_sets(const SweepPlan& plan, int combo) {
   std::vector<std::string> sets = plan.overrides;
   sets.insert(sets.end(), plan.combos[combo].begin(), plan.combos[combo].end());
@@ -262,11 +283,14 @@ SweepPlan read_plan(const std::string& dir) {
   SweepPlan plan;
   plan.dir = fs::absolute(dir).lexically_normal().string();
   const std::string path = plan.dir + "/plan.json";
-  if (!fs::exists(path))
-    throw std::runtime_error(plan.dir +
-                             " holds no sweep plan (plan.json); plan one with "
-                             "`scalecast sweep SCENARIO --out " +
-                             dir + "`");
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw common::ConfigError(
+        "--out", 0, 0, "",
+        fmt::format("{} {}; plan one with `scalecast sweep SCENARIO --out {}`", plan.dir,
+                    fs::is_directory(plan.dir, ec) ? "holds no sweep plan (plan.json)"
+                                                   : "is not a sweep folder (no such folder)",
+                    dir));
   try {
     const Json j = Json::parse(read_file(path));
     plan.workdir = j.at("workdir").get<std::string>();
@@ -290,7 +314,10 @@ SweepPlan read_plan(const std::string& dir) {
                                  " is out of order or names no combination");
     }
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{}: malformed sweep plan: {}", path, e.what()));
+    throw common::ConfigError(
+        path, 0, 0, "",
+        fmt::format("malformed sweep plan: {}; plan the sweep afresh into another --out",
+                    e.what()));
   }
   return plan;
 }
@@ -308,8 +335,10 @@ std::vector<int> missing_points(const SweepPlan& plan) {
 
 PointJob point_job(const SweepPlan& plan, int id) {
   if (id < 0 || id >= static_cast<int>(plan.points.size()))
-    throw std::runtime_error(fmt::format("{}: no point {} (the plan has {}, ids 0 to {})", plan.dir,
-                                         id, plan.points.size(), plan.points.size() - 1));
+    throw common::ConfigError(
+        "--run-task", 0, 0, "",
+        fmt::format("expected 0..{} (the sweep in {} has {} points), got {}",
+                    plan.points.size() - 1, plan.dir, plan.points.size(), id));
   const PlannedPoint& p = plan.points[id];
   PointJob job{plan.scenario, point_sets(plan, p.combo), p.nodes, p.gpus_per_node, p.out_dir, ""};
   // An LLM scenario is loaded at its one size: the point's (its parallel map is checked there).
@@ -337,7 +366,7 @@ std::string merge_llm_results(const SweepPlan& plan) {
         sim::load_scenario(plan.scenario, sim::parse_overrides(point_sets(plan, c)));
     std::vector<Json> points;
     for (const PlannedPoint& p : plan.points)
-      if (p.combo == c) points.push_back(Json::parse(read_file(result_path(plan, p.id))));
+      if (p.combo == c) points.push_back(read_result(plan, p.id));
     tables += sim::format_llm_table(s, points);
     sim::write_summary(combo_dir(plan, c), s, points);
     for (const Json& p : points) {
@@ -359,14 +388,36 @@ std::string merge_llm_results(const SweepPlan& plan) {
 
 }  // namespace
 
+namespace {
+
+std::string merge_checked(const SweepPlan& plan);
+
+}  // namespace
+
 std::string merge_results(const SweepPlan& plan) {
+  try {
+    return merge_checked(plan);
+  } catch (const Json::exception& e) {
+    // A result that parses but lacks a figure, or holds it as another type.
+    throw common::ConfigError(
+        plan.dir + "/results", 0, 0, "",
+        fmt::format("a point's result lacks a figure the merge reads ({}); remove the results "
+                    "not written by this scalecast and run those points again",
+                    e.what()));
+  }
+}
+
+namespace {
+
+std::string merge_checked(const SweepPlan& plan) {
   const std::vector<int> missing = missing_points(plan);
   if (!missing.empty())
-    throw std::runtime_error(fmt::format(
-        "{}: {} of {} points have no result yet (ids {}); run them with `scalecast sweep {} "
-        "--out {}` or as array tasks `scalecast sweep --run-task ID --out {}`",
-        plan.dir, missing.size(), plan.points.size(), id_ranges(missing), plan.scenario, plan.dir,
-        plan.dir));
+    throw common::ConfigError(
+        plan.dir, 0, 0, "",
+        fmt::format("{} of {} points have no result yet (ids {}); run them with `scalecast sweep "
+                    "{} --out {}` or as array tasks `scalecast sweep --run-task ID --out {}`",
+                    missing.size(), plan.points.size(), id_ranges(missing), plan.scenario, plan.dir,
+                    plan.dir));
   if (plan.llm) return merge_llm_results(plan);
   // Time-to-train columns only when a combination asks for it (sweep.csv stays as it was).
   std::vector<sim::Scenario> scenarios;
@@ -389,7 +440,7 @@ std::string merge_results(const SweepPlan& plan) {
     double tput_gpu = 0.0, tput_node = 0.0;
     for (const PlannedPoint& p : plan.points) {
       if (p.combo != c) continue;
-      const Json r = Json::parse(read_file(result_path(plan, p.id)));
+      const Json r = read_result(plan, p.id);
       const double tput = r.at("throughput_samples_per_s").get<double>();
       if (p.role == "point") points.push_back(r);
       if (p.role == "one_gpu") tput_gpu = tput;
@@ -435,6 +486,8 @@ std::string merge_results(const SweepPlan& plan) {
   common::write_file_atomic(plan.dir + "/sweep.csv", csv.str());
   return tables;
 }
+
+}  // namespace
 
 std::string id_ranges(const std::vector<int>& ids) {
   std::string out;

@@ -366,6 +366,34 @@ for p in summary["points"]:
     assert own["iteration_time_s"] == p["iteration_time_s"], (own, p)
 PY
   ;;
+sweep_folder_modes)
+  # --run-task, --merge and --missing on a folder: a folder without a plan, an id beyond the
+  # plan, a corrupt result and a deleted working directory were exit 4 with a bare library
+  # message (CLI fuzzing).
+  mkdir "$D/wd" "$D/empty"
+  abs_scen=$PWD/$scen
+  (cd "$D/wd" && "$exe" -q sweep "$abs_scen" --nodes 1 --set iterations=1 --slurm \
+    --out "$D/sw" >/dev/null) || fail "planning the sweep"
+  expect 1 "^--out: error: $D/empty holds no sweep plan \(plan\.json\); plan one with" \
+    "$exe" sweep --missing --out "$D/empty"
+  expect 1 "^--out: error: $D/none is not a sweep folder \(no such folder\)" \
+    "$exe" sweep --merge --out "$D/none"
+  expect 1 "^--run-task: error: expected 0\.\.1 \(the sweep in $D/sw has 2 points\), got 999$" \
+    "$exe" sweep --run-task 999 --out "$D/sw"
+  printf '{"throughput' >"$D/sw/results/point-0.json"
+  echo '{}' >"$D/sw/results/point-1.json"
+  expect 1 "^$D/sw/results/point-0\.json: error: the result of point 0 is not valid JSON \(.*\); remove it and run the point again \(\`scalecast sweep --run-task 0 --out $D/sw\`\)$" \
+    "$exe" sweep --merge --out "$D/sw"
+  echo '{}' >"$D/sw/results/point-0.json"
+  expect 1 "^$D/sw/results: error: a point's result lacks a figure the merge reads" \
+    "$exe" sweep --merge --out "$D/sw"
+  # The working directory the plan records is gone: --missing does not need it.
+  rm -f "$D/sw/results/point-1.json"
+  rmdir "$D/wd"
+  [[ $("$exe" sweep --missing --out "$D/sw") == "1" ]] || fail "--missing without the working directory"
+  expect 1 "^$D/sw/plan\.json: error: workdir: the sweep's working directory $D/wd is gone" \
+    "$exe" sweep --run-task 1 --out "$D/sw"
+  ;;
 *)
   fail "unknown case"
   ;;

@@ -21,7 +21,9 @@ done
 
 rm "$D/s/results/point-1.json" "$D/s/results/point-4.json"
 [[ $("$exe" sweep --missing --out "$D/s") == "1,4" ]] || fail "--missing: $("$exe" sweep --missing --out "$D/s")"
-"$exe" sweep --merge --out "$D/s" >/dev/null 2>"$D/merge.txt" && fail "--merge with missing points succeeded"
+"$exe" sweep --merge --out "$D/s" >/dev/null 2>"$D/merge.txt"
+rc=$?
+[[ $rc -eq 1 ]] || fail "--merge with missing points: exit $rc, expected 1"
 grep -q "2 of 6 points have no result yet (ids 1,4)" "$D/merge.txt" || fail "merge message: $(cat "$D/merge.txt")"
 "$exe" --quiet sweep --run-task 4 --out "$D/s" || fail "--run-task 4"
 [[ $("$exe" sweep --missing --out "$D/s") == "1" ]] || fail "point 4 not recorded by --run-task"
@@ -37,6 +39,9 @@ done
 rc=$?
 [[ $rc -eq 1 ]] || fail "another sweep in the same folder: exit $rc, expected 1"
 grep -q "holds another sweep" "$D/other.txt" || fail "other-sweep message: $(cat "$D/other.txt")"
-"$exe" sweep --run-task 6 --out "$D/s" 2>"$D/range.txt" && fail "--run-task 6 succeeded"
-grep -q "no point 6 (the plan has 6, ids 0 to 5)" "$D/range.txt" || fail "range message: $(cat "$D/range.txt")"
+"$exe" sweep --run-task 6 --out "$D/s" 2>"$D/range.txt"
+rc=$?
+[[ $rc -eq 1 ]] || fail "--run-task 6: exit $rc, expected 1"
+grep -qF -- "--run-task: error: expected 0..5 (the sweep in $D/s has 6 points), got 6" "$D/range.txt" ||
+  fail "range message: $(cat "$D/range.txt")"
 echo "ok: resumed sweep re-ran 1 of 6 points, same sweep.csv; errors as expected"
