@@ -310,14 +310,18 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<SweepOptions>();
   CLI::App* sub = app.add_subcommand(
       "sweep", "Run a scenario over node counts or other axes; one process per point, merged CSV");
-  sub->add_option("scenario", opts->scenario, "Scenario YAML file")->check(CLI::ExistingFile);
-  sub->add_option("--nodes", opts->nodes,
-                  "Node counts: a list '1,2,4' or a doubling range '1..4608'")
-      ->check(kNonEmpty);
-  sub->add_option("--axis", opts->axes,
-                  "Another axis, KEY=V1,V2,... (e.g. allreduce.algorithm=ring,tree)")
-      ->take_all();
-  sub->add_option("--set", opts->overrides, "Override a scenario key for every point")->take_all();
+  CLI::Option* scenario =
+      sub->add_option("scenario", opts->scenario, "Scenario YAML file")->check(CLI::ExistingFile);
+  CLI::Option* nodes = sub->add_option("--nodes", opts->nodes,
+                                       "Node counts: a list '1,2,4' or a doubling range '1..4608'")
+                           ->check(kNonEmpty);
+  CLI::Option* axis = sub->add_option("--axis", opts->axes,
+                                      "Another axis, KEY=V1,V2,... (e.g. "
+                                      "allreduce.algorithm=ring,tree)")
+                          ->take_all();
+  CLI::Option* set =
+      sub->add_option("--set", opts->overrides, "Override a scenario key for every point")
+          ->take_all();
   sub->add_option("-o,--out", opts->out_dir,
                   "Output folder for points, per-point results and sweep.csv")
       ->check(kNonEmpty)
@@ -327,22 +331,35 @@ void add_sweep_command(CLI::App& app, Action& action) {
   sub->add_flag("--progress", opts->progress,
                 "Report points done on stderr even when it is not a terminal (on a terminal: "
                 "always)");
-  sub->add_flag("--slurm", opts->slurm,
-                "Plan only, and write Slurm scripts (a job array of the points, a merge job "
-                "after it) to OUT/slurm/; submit with OUT/slurm/submit.sh");
-  sub->add_option("--sbatch", opts->sbatch,
-                  "Extra sbatch argument for the Slurm scripts (repeatable, e.g. "
-                  "--sbatch=--partition=batch)");
-  sub->add_option("--slurm-max-running", opts->slurm_max_running,
-                  "At most this many array tasks at once (sbatch --array=...%N)")
-      ->check(CLI::Range(0, 1000000));
-  sub->add_option("--run-task", opts->run_task,
-                  "Run point ID of the sweep planned in --out (what an array task does)")
-      ->check(CLI::Range(0, 2147483647));
-  sub->add_flag("--merge", opts->merge,
-                "Merge the results of the sweep planned in --out into summaries and sweep.csv");
-  sub->add_flag("--missing", opts->missing,
-                "Print the ids of the planned points without a result (a Slurm --array list)");
+  CLI::Option* slurm =
+      sub->add_flag("--slurm", opts->slurm,
+                    "Plan only, and write Slurm scripts (a job array of the points, a merge job "
+                    "after it) to OUT/slurm/; submit with OUT/slurm/submit.sh");
+  CLI::Option* sbatch =
+      sub->add_option("--sbatch", opts->sbatch,
+                      "Extra sbatch argument for the Slurm scripts (repeatable, e.g. "
+                      "--sbatch=--partition=batch)");
+  CLI::Option* max_running =
+      sub->add_option("--slurm-max-running", opts->slurm_max_running,
+                      "At most this many array tasks at once (sbatch --array=...%N)")
+          ->check(CLI::Range(0, 1000000));
+  CLI::Option* run_task =
+      sub->add_option("--run-task", opts->run_task,
+                      "Run point ID of the sweep planned in --out (what an array task does)")
+          ->check(CLI::Range(0, 2147483647));
+  CLI::Option* merge =
+      sub->add_flag("--merge", opts->merge,
+                    "Merge the results of the sweep planned in --out into summaries and sweep.csv");
+  CLI::Option* missing =
+      sub->add_flag("--missing", opts->missing,
+                    "Print the ids of the planned points without a result (a Slurm --array list)");
+  // The folder modes are one each, and take the plan in --out as it is: one of them given with
+  // another, or with what plans a sweep, had all but one silently dropped (exit 2 now).
+  run_task->excludes(merge)->excludes(missing);
+  merge->excludes(missing);
+  for (CLI::Option* mode : {run_task, merge, missing})
+    for (CLI::Option* planning : {scenario, nodes, axis, set, slurm, sbatch, max_running})
+      mode->excludes(planning);
   sub->callback([opts, &action] { action = [opts]() -> int { return run_sweep(*opts); }; });
 }
 

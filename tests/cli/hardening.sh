@@ -369,7 +369,7 @@ PY
 sweep_folder_modes)
   # --run-task, --merge and --missing on a folder: a folder without a plan, an id beyond the
   # plan, a corrupt result and a deleted working directory were exit 4 with a bare library
-  # message (CLI fuzzing).
+  # message; two modes at once, or a mode with a scenario, silently dropped one (CLI fuzzing).
   mkdir "$D/wd" "$D/empty"
   abs_scen=$PWD/$scen
   (cd "$D/wd" && "$exe" -q sweep "$abs_scen" --nodes 1 --set iterations=1 --slurm \
@@ -380,6 +380,12 @@ sweep_folder_modes)
     "$exe" sweep --merge --out "$D/none"
   expect 1 "^--run-task: error: expected 0\.\.1 \(the sweep in $D/sw has 2 points\), got 999$" \
     "$exe" sweep --run-task 999 --out "$D/sw"
+  for mode in "--merge --missing" "--run-task 1 --merge" "--run-task 1 --missing" \
+    "--merge --nodes 2" "--run-task 0 --set iterations=2" "--missing --axis warmup=1,2"; do
+    # shellcheck disable=SC2086  # the mode is several words
+    expect 2 "excludes" "$exe" sweep $mode --out "$D/sw"
+  done
+  expect 2 "excludes" "$exe" sweep "$scen" --run-task 0 --out "$D/sw"
   printf '{"throughput' >"$D/sw/results/point-0.json"
   echo '{}' >"$D/sw/results/point-1.json"
   expect 1 "^$D/sw/results/point-0\.json: error: the result of point 0 is not valid JSON \(.*\); remove it and run the point again \(\`scalecast sweep --run-task 0 --out $D/sw\`\)$" \
