@@ -21,6 +21,15 @@ using namespace scalecast::sim::testing;
 
 namespace {
 
+// Four nodes and a PFS of two servers whose disks read 2 GB/s each.
+TestPlatformSpec two_server_pfs() {
+  TestPlatformSpec ps;
+  ps.nodes = 4;
+  ps.pfs_servers = 2;
+  ps.pfs_disk_bw = 2e9;
+  return ps;
+}
+
 IoJobSpec io_job(const std::string& name, std::vector<int> nodes, double rate_Bps,
                  double request_bytes, double start_s, double duration_s) {
   IoJobSpec j;
@@ -285,11 +294,7 @@ TEST_SUITE("unit") {
     // request at the window's start read 10 MB, more than asked; at 1 B/s no request is ever
     // asked for, where one of 16 MB was read.
     auto engine = create_engine({NetworkMode::kIdeal});
-    TestPlatformSpec ps;
-    ps.nodes = 4;
-    ps.pfs_servers = 2;
-    ps.pfs_disk_bw = 2e9;
-    TestPlatform platform(ps);
+    TestPlatform platform(two_server_pfs());
     IoJobSpec paced = io_job("paced", {2}, 0.2e9, 2e6, 0.0, 0.0);
     IoJobSpec trickle = io_job("trickle", {3}, 1.0, 16.0 * 1048576, 0.0, 0.0);
     JobMix mix(platform, {{ring_job("train", {0, 1}, 1e6), 0.0}}, {paced, trickle});
@@ -313,11 +318,7 @@ TEST_SUITE("unit") {
     // requests cost SimGrid more the more came before (1e6 s of 16 MiB requests at 20 GB/s never
     // ended), so the engine stops at the limit with an error at the job, never a read cut short.
     auto engine = create_engine({NetworkMode::kIdeal});
-    TestPlatformSpec ps;
-    ps.nodes = 4;
-    ps.pfs_servers = 2;
-    ps.pfs_disk_bw = 2e9;
-    TestPlatform platform(ps);
+    TestPlatform platform(two_server_pfs());
     IoJobSpec io = io_job("io", {2, 3}, 0.2e9, 2e6, 0.0, 0.0);
     io.file = "mix.yaml";
     io.line = 12;
