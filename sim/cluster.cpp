@@ -31,6 +31,16 @@ platforms::Platform sized_platform(const Scenario& s, const platforms::Platform&
   return p;
 }
 
+std::optional<platforms::Platform> sized_platform_if_any(const Scenario& s,
+                                                         const platforms::Platform& file_platform,
+                                                         int nodes) {
+  try {
+    return sized_platform(s, file_platform, nodes);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 namespace {
 
 [[noreturn]] void fail_at(const KeyLocation& at, const std::string& message) {

@@ -21,6 +21,10 @@ long machine_nodes(const Scenario& s, const platforms::Platform& file_platform, 
 // nodes than `cluster.nodes` gives.
 platforms::Platform sized_platform(const Scenario& s, const platforms::Platform& file_platform,
                                    int nodes);
+// The same, or nothing where the node count is one the machine cannot have.
+std::optional<platforms::Platform> sized_platform_if_any(const Scenario& s,
+                                                         const platforms::Platform& file_platform,
+                                                         int nodes);
 
 // The parent's check before any child starts: every count of `nodes` must be buildable. Throws
 // common::ConfigError at the key that decides (the node count's entry in `nodes`, or `at` when

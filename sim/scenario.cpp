@@ -171,12 +171,9 @@ void load_cluster(const ConfigNode& c, Scenario& s) {
   if (auto v = c.optional("nodes")) {
     s.cluster_nodes_at = where(*v);
     if (!(v->is_scalar() && v->as_string() == "fit")) {
-      // A word that is not `fit` (FIT, Fit, auto): the message names both forms.
-      const std::string text = v->is_scalar() ? v->as_string() : "";
-      if (!text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) && text[0] != '-' &&
-          text[0] != '+')
+      if (v->is_scalar() && std::isalpha(static_cast<unsigned char>(v->as_string()[0])))  // FIT
         v->fail(fmt::format("expected a node count (1 to {}) or fit, got \"{}\"",
-                            common::format_count(platforms::kMaxClusterNodes), text));
+                            common::format_count(platforms::kMaxClusterNodes), v->as_string()));
       s.cluster_nodes = node_count(*v);
     }
   }
@@ -492,13 +489,9 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   if (llm) {
     s.llm =
         load_llm_for_nodes(root, s.model, s.nodes, s.gpus_per_node, machine, s.memory_check, nodes);
-    // The machine the point runs on (a node count it cannot have is check_node_counts' to report).
-    std::optional<platforms::Platform> sized;
-    try {
-      sized = sized_platform(s, machine, s.nodes.front());
-    } catch (const std::invalid_argument&) {
-    }
-    if (sized) check_stage_placement(root, *s.llm, *sized, s.gpus_per_node);
+    // On the machine the point runs on (a node count it cannot have is check_node_counts').
+    if (auto sized = sized_platform_if_any(s, machine, s.nodes.front()))
+      check_stage_placement(root, *s.llm, *sized, s.gpus_per_node);
   } else if (s.memory_check) {
     check_memory(root, s, machine);
   }
