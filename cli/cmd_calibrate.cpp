@@ -33,10 +33,6 @@ namespace {
 
 constexpr int kMaxCalibrationBatch = 65'536;
 
-}  // namespace
-
-namespace {
-
 struct CalibrateOptions {
   std::string backend = "cpu";
   std::vector<std::string> models;

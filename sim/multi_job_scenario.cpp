@@ -424,9 +424,9 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
       const ConfigNode& e = entries[i];
       (timed ? e.required("duration") : e)
           .fail(fmt::format(
-              "expected at most {} requests ({} of {} at {}), the most scalecast simulates per I/O "
-              "job; {} (give a larger request_size, a lower read_rate{})",
-              common::format_count(kMaxIoRequests), fmt::format("{:.3g}", requests),
+              "expected at most {} requests ({:.3g} of {} at {}), the most scalecast simulates "
+              "per I/O job; {} (give a larger request_size, a lower read_rate{})",
+              common::format_count(kMaxIoRequests), requests,
               common::format_quantity(job.request_bytes, Quantity::kSize),
               common::format_quantity(job.read_rate_Bps, Quantity::kBandwidth),
               timed ? fmt::format("its duration is {}",
