@@ -263,6 +263,9 @@ int run_sweep(const SweepOptions& o) {
   // count's key (`nodes` entries, or --nodes).
   std::vector<sim::KeyLocation> ttt_at =
       o.nodes.empty() ? base.nodes_at : std::vector<sim::KeyLocation>{*nodes_at};
+  if (plan.combos.size() >= 1000)  // about 12 ms each on a 2026 core: say why nothing runs yet
+    spdlog::info("sweep: checking the scenario of each of {} combinations before planning",
+                 plan.combos.size());
   for (const auto& combo : plan.combos) {  // every combination is checked before anything runs
     std::vector<std::string> sets = o.overrides;
     sets.insert(sets.end(), combo.begin(), combo.end());
@@ -326,11 +329,13 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "Output folder for points, per-point results and sweep.csv")
       ->check(kNonEmpty)
       ->capture_default_str();
-  sub->add_option("-j,--jobs", opts->jobs, "Points to run in parallel (default: number of cores)")
-      ->check(CLI::Range(0, 4096));
-  sub->add_flag("--progress", opts->progress,
-                "Report points done on stderr even when it is not a terminal (on a terminal: "
-                "always)");
+  CLI::Option* jobs = sub->add_option("-j,--jobs", opts->jobs,
+                                      "Points to run in parallel (default: number of cores)")
+                          ->check(CLI::Range(0, 4096));
+  CLI::Option* progress =
+      sub->add_flag("--progress", opts->progress,
+                    "Report points done on stderr even when it is not a terminal (on a terminal: "
+                    "always)");
   CLI::Option* slurm =
       sub->add_flag("--slurm", opts->slurm,
                     "Plan only, and write Slurm scripts (a job array of the points, a merge job "
@@ -354,11 +359,14 @@ void add_sweep_command(CLI::App& app, Action& action) {
       sub->add_flag("--missing", opts->missing,
                     "Print the ids of the planned points without a result (a Slurm --array list)");
   // The folder modes are one each, and take the plan in --out as it is: one of them given with
-  // another, or with what plans a sweep, had all but one silently dropped (exit 2 now).
+  // another, or with what plans a sweep, had all but one silently dropped (exit 2 now). None
+  // runs points in parallel (a task runs its one point, --merge and --missing none), so -j and
+  // --progress with them were dropped too.
   run_task->excludes(merge)->excludes(missing);
   merge->excludes(missing);
   for (CLI::Option* mode : {run_task, merge, missing})
-    for (CLI::Option* planning : {scenario, nodes, axis, set, slurm, sbatch, max_running})
+    for (CLI::Option* planning :
+         {scenario, nodes, axis, set, slurm, sbatch, max_running, jobs, progress})
       mode->excludes(planning);
   sub->callback([opts, &action] { action = [opts]() -> int { return run_sweep(*opts); }; });
 }

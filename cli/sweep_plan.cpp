@@ -139,6 +139,23 @@ std::string canonical_value(const std::string& v) {
   }
 }
 
+// A --set or --axis key with each list index written as its number ("jobs.01.nodes" is
+// "jobs.1.nodes").
+std::string canonical_key(const std::string& key) {
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t dot = 0; dot != std::string::npos; start = dot + 1) {
+    dot = key.find('.', start);
+    std::string part = key.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (!part.empty() && part.find_first_not_of("0123456789") == std::string::npos) {
+      const std::size_t nz = part.find_first_not_of('0');
+      part = nz == std::string::npos ? "0" : part.substr(nz);
+    }
+    out += (start == 0 ? "" : ".") + part;
+  }
+  return out;
+}
+
 }  // namespace
 
 SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>& overrides,
@@ -153,11 +170,26 @@ SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>&
   plan.nodes = nodes;
   plan.combos = {{}};
   const auto key_of = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
-  // `a` is `b` or a key inside it (b.x, b[0]): setting b replaces what a set.
-  const auto within = [](const std::string& a, const std::string& b) {
-    return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 &&
-                      (a[b.size()] == '.' || a[b.size()] == '['));
+  // `a` is `b` or a key inside it (b.x, b.0): setting b replaces what a set. A list index is a
+  // number, so 01 and 1 are one item (the loader reads both as item 1).
+  const auto within = [](const std::string& a_key, const std::string& b_key) {
+    const std::string a = canonical_key(a_key), b = canonical_key(b_key);
+    return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '.');
   };
+  bool has_one_node = false;
+  for (int n : nodes) has_one_node = has_one_node || n == 1;
+  // Points of one combination: its node counts, and the 1-GPU and 1-node baselines.
+  const std::size_t per_combo = nodes.size() + (llm ? 0 : has_one_node ? 1 : 2);
+  const auto too_many = [&](std::size_t combos, const std::string& where) {
+    if (combos * per_combo <= kMaxSweepPoints) return;
+    throw common::ConfigError(
+        where, 0, 0, "",
+        fmt::format("the sweep would plan {} points ({} combination{} x {} point{} each: the "
+                    "node counts{}); at most {} (one process each): split it into several sweeps",
+                    combos * per_combo, combos, combos == 1 ? "" : "s", per_combo,
+                    per_combo == 1 ? "" : "s", llm ? "" : " and the baselines", kMaxSweepPoints));
+  };
+  too_many(1, "--nodes");
   for (const std::string& axis : axes) {
     const auto eq = axis.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == axis.size())
@@ -203,6 +235,7 @@ SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>&
       values.push_back(v);
       canonical.push_back(c);
     }
+    too_many(plan.combos.size() * values.size(), "--axis " + key);
     std::vector<std::vector<std::string>> next;
     for (const auto& c : plan.combos)
       for (const std::string& v : values) {
@@ -212,8 +245,6 @@ SweepPlan make_plan(const std::string& scenario, const std::vector<std::string>&
       }
     plan.combos = next;
   }
-  bool has_one_node = false;
-  for (int n : nodes) has_one_node = has_one_node || n == 1;
   for (int c = 0; c < static_cast<int>(plan.combos.size()); ++c) {
     const std::string cdir = combo_dir(plan, c);
     for (int n : nodes)

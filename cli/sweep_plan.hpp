@@ -6,6 +6,7 @@
 // a Slurm array task and a rerun after an interruption all run only the points with no result
 // yet, and the merge turns the results into per-combination summaries and `sweep.csv`.
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,6 +23,12 @@ struct PlannedPoint {
   std::string role;       // "point", "one_gpu" or "one_node" (the efficiency baselines)
   std::string out_dir;    // per-point files; "" for baselines
 };
+
+// At most this many planned points (node counts and baselines, times the axes' combinations):
+// each is a process, a results file and a line of points.jsonl, and every combination's scenario
+// is loaded and checked before the first point runs. More is a common::ConfigError at the --axis
+// that passes it (or --nodes).
+inline constexpr std::size_t kMaxSweepPoints = 100'000;
 
 struct SweepPlan {
   std::string dir;                               // the sweep folder, absolute

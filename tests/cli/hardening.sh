@@ -369,7 +369,8 @@ PY
 sweep_folder_modes)
   # --run-task, --merge and --missing on a folder: a folder without a plan, an id beyond the
   # plan, a corrupt result and a deleted working directory were exit 4 with a bare library
-  # message; two modes at once, or a mode with a scenario, silently dropped one (CLI fuzzing).
+  # message; two modes at once, or a mode with a scenario, silently dropped one (CLI fuzzing);
+  # -j and --progress, which no folder mode uses, were dropped without a word.
   mkdir "$D/wd" "$D/empty"
   abs_scen=$PWD/$scen
   (cd "$D/wd" && "$exe" -q sweep "$abs_scen" --nodes 1 --set iterations=1 --slurm \
@@ -381,7 +382,8 @@ sweep_folder_modes)
   expect 1 "^--run-task: error: expected 0\.\.1 \(the sweep in $D/sw has 2 points\), got 999$" \
     "$exe" sweep --run-task 999 --out "$D/sw"
   for mode in "--merge --missing" "--run-task 1 --merge" "--run-task 1 --missing" \
-    "--merge --nodes 2" "--run-task 0 --set iterations=2" "--missing --axis warmup=1,2"; do
+    "--merge --nodes 2" "--run-task 0 --set iterations=2" "--missing --axis warmup=1,2" \
+    "--merge -j 4" "--run-task 0 --progress" "--missing --jobs 2"; do
     # shellcheck disable=SC2086  # the mode is several words
     expect 2 "excludes" "$exe" sweep $mode --out "$D/sw"
   done
