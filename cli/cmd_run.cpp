@@ -17,6 +17,7 @@
 #include "cli/point_runner.hpp"
 #include "cli/run_guard.hpp"
 #include "cli/run_multi.hpp"
+#include "cli/run_outputs.hpp"
 #include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
 #include "common/logging.hpp"
@@ -129,7 +130,13 @@ int run_scenario(const RunOptions& o) {
   std::optional<OutputLock> lock;  // two runs into one --out would mix their files
   std::error_code ec;
   const bool fresh = !o.out_dir.empty() && !std::filesystem::exists(o.out_dir, ec);
-  if (!o.out_dir.empty()) lock.emplace(o.out_dir);
+  if (!o.out_dir.empty()) {
+    lock.emplace(o.out_dir);
+    // An earlier run's files go first (they would mix with this run's), then this run says
+    // what it writes (cli/run_outputs.hpp).
+    remove_previous_outputs(o.out_dir);
+    write_manifest(o.out_dir, planned_outputs(s));
+  }
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<nlohmann::ordered_json> points;
   try {

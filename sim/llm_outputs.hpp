@@ -25,6 +25,7 @@ inline constexpr const char* kHfuFormula =
 nlohmann::ordered_json llm_point_json(const Scenario& scenario, const LlmPointResult& result);
 
 // iterations.csv (per measured iteration) and trace.json into `dir`.
+inline const std::vector<std::string> kLlmPointFiles = {"iterations.csv", "trace.json"};
 void write_llm_point_files(const std::string& dir, const LlmPointResult& result);
 
 // The stdout table of an LLM point: iteration, tokens/s, MFU/HFU, breakdown, bottleneck.

@@ -24,10 +24,12 @@ void add_efficiency(nlohmann::ordered_json& point, double throughput_1_gpu,
                     double throughput_1_node);
 
 // The per-point files: iterations.csv, ops.csv, trace.json into `dir`.
+inline const std::vector<std::string> kPointFiles = {"iterations.csv", "ops.csv", "trace.json"};
 void write_point_files(const std::string& dir, const JobResult& result);
 
 // summary.json (one point: the point's keys at top level; several: under "points") and
 // scenario.resolved.yaml into `dir`.
+inline const std::vector<std::string> kSummaryFiles = {"summary.json", "scenario.resolved.yaml"};
 void write_summary(const std::string& dir, const Scenario& scenario,
                    const std::vector<nlohmann::ordered_json>& points);
 

@@ -366,6 +366,45 @@ for p in summary["points"]:
     assert own["iteration_time_s"] == p["iteration_time_s"], (own, p)
 PY
   ;;
+run_out_manifest)
+  # A run into a folder holding an earlier run's results left them there: nodes [1, 2] and then
+  # [2] gave a folder with nodes-1/ and nodes-2/ next to a summary of one point. Each run now
+  # lists what it writes (manifest.txt) and the next run removes what that lists, nothing else.
+  same_as_manifest() {  # the folder holds exactly the files its manifest lists (plus $2...)
+    local dir=$1
+    shift
+    (cd "$dir" && { grep -v '^#' manifest.txt; printf '%s\n' manifest.txt "$@"; } | sort >"$D/want" &&
+      find . -type f | sed 's|^\./||' | sort >"$D/have")
+    diff "$D/want" "$D/have" >"$D/diff" || fail "$dir does not hold what its manifest lists: $(cat "$D/diff")"
+  }
+  "$exe" -q run "$scen" "${quick[@]}" --out "$D/out" >/dev/null || fail "run over [1, 2]"
+  same_as_manifest "$D/out"
+  echo mine >"$D/out/notes.txt"
+  echo mine >"$D/out/nodes-1/keep.txt"
+  "$exe" -q run "$scen" --set 'nodes=[2]' --set iterations=1 --out "$D/out" >/dev/null ||
+    fail "run over [2]"
+  [[ ! -e $D/out/nodes-2 ]] || fail "the earlier run's nodes-2/ is still there"
+  [[ $(ls "$D/out/nodes-1") == keep.txt ]] || fail "nodes-1/ should hold only the user's file"
+  same_as_manifest "$D/out" notes.txt nodes-1/keep.txt
+  # An LLM job and a jobs: scenario list what they write too.
+  for s in scenarios/llama3-70b-dgx-h100-superpod.yaml scenarios/summit-llm-and-cnn-jobs.yaml; do
+    "$exe" -q run "$s" --set iterations=1 --out "$D/$(basename "$s")" >/dev/null || fail "run $s"
+    same_as_manifest "$D/$(basename "$s")"
+  done
+  # Never through a symbolic link: a manifest line under a linked folder removes nothing there.
+  mkdir "$D/outside"
+  echo theirs >"$D/outside/summary.json"
+  ln -s "$D/outside" "$D/out/linked"
+  echo linked/summary.json >>"$D/out/manifest.txt"
+  "$exe" -q run "$scen" --set 'nodes=[2]' --set iterations=1 --out "$D/out" >/dev/null ||
+    fail "run with a linked folder in the manifest"
+  [[ -f $D/outside/summary.json ]] || fail "a file outside the folder was removed"
+  # A line that is no path inside the folder is refused, before anything is removed.
+  printf '# x\nsummary.json\n../outside/summary.json\n' >"$D/out/manifest.txt"
+  expect 1 "^$D/out/manifest\.txt:3:1: error: expected the path of a file inside $D/out \(relative, without \. or \.\. parts\), got \"\.\./outside/summary\.json\"" \
+    "$exe" -q run "$scen" --set 'nodes=[2]' --set iterations=1 --out "$D/out"
+  [[ -f $D/out/summary.json ]] || fail "a file was removed before the manifest was read whole"
+  ;;
 sweep_folder_modes)
   # --run-task, --merge and --missing on a folder: a folder without a plan, an id beyond the
   # plan, a corrupt result and a deleted working directory were exit 4 with a bare library
