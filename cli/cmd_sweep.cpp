@@ -49,7 +49,7 @@ struct SweepOptions {
 // "1,2,4" or "1..4608" (doubling from the first, plus the last). Every item is a whole number
 // from 1 to 1,000,000 written in full: "2x" or "1.5" is an error, not 2 or 1.
 std::vector<int> parse_nodes(const std::string& text) {
-  constexpr int kMaxNodes = 1'000'000;
+  constexpr int kMaxNodes = kMaxSweepNodes;
   const auto bad = [&](const std::string& why) {
     return common::ConfigError(
         "--nodes " + text, 0, 0, "",
