@@ -17,10 +17,14 @@ namespace scalecast::sim {
 // The FLOP formulas MFU and HFU are computed with, as summary.json states them.
 inline constexpr const char* kMfuFormula =
     "MFU = model FLOPs per iteration (3 x forward: every GEMM and attention's QK^T and AV over "
-    "the full sequence, and the logits) / (iteration time x GPUs x dense tensor peak per GPU)";
+    "the full sequence, and the logits) / (iteration time x GPUs x dense tensor peak per GPU); "
+    "the sources' convention, above 1 where a causal kernel runs half of a long sequence's "
+    "attention (HFU counts what runs)";
 inline constexpr const char* kHfuFormula =
-    "HFU = hardware FLOPs (model FLOPs + the recomputed forward: full = every block's forward, "
-    "selective = attention's seq^2 terms) / (iteration time x GPUs x peak)";
+    "HFU = hardware FLOPs, what the GPUs execute (3 x forward with attention's seq^2 terms as "
+    "the kernel runs them: the causal half with flash_attention, all of them without; plus the "
+    "recomputed forward: full = every checkpointed block's forward, selective = attention's "
+    "seq^2 terms) / (iteration time x GPUs x peak)";
 
 nlohmann::ordered_json llm_point_json(const Scenario& scenario, const LlmPointResult& result);
 

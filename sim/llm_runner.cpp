@@ -182,7 +182,11 @@ LlmJobPlan plan_llm_job(const Scenario& s, int nodes, int gpus_per_node, std::ve
   r.peak_flops_per_gpu = peak;
   r.tokens_per_iteration = static_cast<double>(p.global_batch) * static_cast<double>(r.seq_len);
   r.model_flops = models::training_flops_per_token(llm.model, p, false) * r.tokens_per_iteration;
-  r.hardware_flops = models::training_flops_per_token(llm.model, p, true) * r.tokens_per_iteration;
+  // Hardware FLOPs are what the GPUs execute: attention's s^2 terms as the kernel runs them (the
+  // causal half with fused attention), so HFU stays a share of the peak; model FLOPs keep the
+  // sources' full-s^2 convention (kMfuFormula).
+  r.hardware_flops = models::training_flops_per_token(llm.model, p, true, p.flash_attention) *
+                     r.tokens_per_iteration;
 
   return plan;
 }

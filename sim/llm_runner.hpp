@@ -23,7 +23,8 @@ struct LlmPointResult {
   std::int64_t seq_len = 0;
   int nodes = 0, gpus_per_node = 0, gpus = 0;
   double tokens_per_iteration = 0.0;
-  // FLOPs per iteration over all GPUs: model (3 x forward) and hardware (+ recomputation).
+  // FLOPs per iteration over all GPUs: model (3 x forward, full s^2 attention) and hardware
+  // (executed: causal attention at half with flash_attention, + recomputation).
   double model_flops = 0.0, hardware_flops = 0.0;
   double peak_flops_per_gpu = 0.0;          // dense tensor peak of the slowest stage's GPU
   std::string peak_basis;                   // e.g. "tensor_bf16 of h100-sxm"
