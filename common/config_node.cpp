@@ -86,6 +86,51 @@ int second_document_line(const std::string& text, const YAML::Node& second) {
   return mark_valid(m) ? m.line + 1 : 1;
 }
 
+// yaml-cpp ends a quoted scalar that is never closed at the end of the text without a word:
+// `name: "oops` as a file's last line was read as the name "oops ", and followed by more lines
+// it swallowed them (`model:` then reported missing). Every quoted scalar, key or value, is
+// found again from its mark and must close before the end.
+// An alias is its anchor's node again (same mark): each collection is walked once, so a
+// "billion laughs" of aliases stays linear.
+void check_quotes_closed(const std::string& text, const YAML::Node& node, const std::string& name,
+                         std::set<int>& walked) {
+  if (node.IsMap() || node.IsSequence()) {
+    const YAML::Mark m = node.Mark();
+    if (mark_valid(m) && !walked.insert(m.pos).second) return;
+  }
+  if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      check_quotes_closed(text, it->first, name, walked);
+      check_quotes_closed(text, it->second, name, walked);
+    }
+    return;
+  }
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) check_quotes_closed(text, item, name, walked);
+    return;
+  }
+  if (!node.IsScalar() || node.Tag() != "!") return;  // "!": a quoted scalar
+  const YAML::Mark m = node.Mark();
+  if (!mark_valid(m) || m.pos < 0 || static_cast<std::size_t>(m.pos) >= text.size()) return;
+  const char quote = text[static_cast<std::size_t>(m.pos)];
+  if (quote != '"' && quote != '\'') return;
+  for (std::size_t i = static_cast<std::size_t>(m.pos) + 1; i < text.size(); ++i) {
+    if (quote == '"' && text[i] == '\\') {
+      ++i;  // an escape: the next character is the escaped one
+    } else if (text[i] == quote) {
+      if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        ++i;  // '' inside single quotes is one quote
+        continue;
+      }
+      return;
+    }
+  }
+  throw ConfigError(name, m.line + 1, m.column + 1, "",
+                    fmt::format("YAML syntax error: this {}-quoted string is never closed (expected "
+                                "a closing {} before the end of the file)",
+                                quote == '"' ? "double" : "single", quote));
+}
+
 }  // namespace
 
 ConfigNode ConfigNode::load_file(const std::string& path, const std::string& display_name) {
@@ -109,6 +154,8 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
                         "after its `---` would be read)");
     }
     if (!documents.empty()) root = documents.front();
+    std::set<int> walked;
+    check_quotes_closed(text, root, name, walked);
   } catch (const YAML::ParserException& e) {
     throw ConfigError(name, e.mark.line + 1, e.mark.column + 1, "",
                       fmt::format("YAML syntax error: {}", e.msg));
