@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "calibration/database.hpp"
 #include "common/atomic_file.hpp"
 #include "common/config_node.hpp"
 #include "common/input_file.hpp"
+#include "common/units.hpp"
+#include "platforms/data_dir.hpp"
+#include "platforms/gpu_catalog.hpp"
 
 namespace scalecast::calibration {
 namespace {
@@ -67,7 +71,10 @@ Source read_source(const ConfigNode& n) {
   s.id = n.required("id").as_string();
   s.device = n.required("device").as_string();
   s.device_name = n.string_or("device_name", "");
-  s.backend = n.required("backend").as_string();
+  const ConfigNode backend = n.required("backend");
+  s.backend = backend.as_string();
+  if (s.backend != "cuda" && s.backend != "cpu" && s.backend != "published")
+    backend.fail(fmt::format("expected cuda, cpu or published, got \"{}\"", s.backend));
   s.driver = n.string_or("driver", "");
   if (auto l = n.optional("libraries")) s.libraries = string_map(*l);
   if (auto p = n.optional("properties")) s.properties = string_map(*p);
@@ -134,12 +141,22 @@ Measurement read_entry(const ConfigNode& n, const Database& db) {
     sel.fail(fmt::format("expected find, heuristic or fixed, got \"{}\"", m.key.selection));
   const ConfigNode dims = n.required("dims");
   // Dimensions up to 1e9: FLOP and byte counts built from them stay exact in a double.
+  // Padding may be 0 and a transpose is a flag; every other dimension (sizes, strides, groups,
+  // ranks, nodes) is at least 1: a 0 gave a zero-FLOP row the fits silently left out.
   const auto& names = known_dims(m.key.op);
   for (const auto& [name, v] : dims.entries()) {
     if (std::find(names.begin(), names.end(), name) == names.end())
       v.fail(fmt::format("unknown dimension '{}' for op {} (expected one of: {})", name, m.key.op,
                          fmt::join(names, ", ")));
-    m.key.dims[name] = v.as_int_in(0, 1'000'000'000);
+    if (m.key.dims.count(name)) v.fail("duplicate key");
+    if (name == "trans_a" || name == "trans_b") {
+      const std::int64_t flag = v.as_int();
+      if (flag != 0 && flag != 1)
+        v.fail(fmt::format("expected 0 or 1 (a transpose flag), got {}", v.as_string()));
+      m.key.dims[name] = flag;
+    } else {
+      m.key.dims[name] = v.as_int_in(name == "pad_h" || name == "pad_w" ? 0 : 1, 1'000'000'000);
+    }
   }
   for (const auto& need : required_dims(m.key.op))
     if (!m.key.dims.count(need))
@@ -162,6 +179,65 @@ Measurement read_entry(const ConfigNode& n, const Database& db) {
   }
   m.note = n.string_or("note", "");
   return m;
+}
+
+// Margins of the physical-rate check over the catalog's datasheet figures. GEMMs: boost clocks
+// above the datasheet's. Convolutions: FLOPs are counted as a direct convolution, which Winograd
+// and FFT kernels beat (DeepBench V100 reaches 2.5x the fp32 peak; F(6x6,3x3) Winograd does 5x
+// fewer multiplications). Bytes: a kernel timed in a loop finds small operands in L2, whose
+// bandwidth is up to about 5x the memory's (A100).
+constexpr double kGemmPeakMargin = 1.25;
+constexpr double kConvPeakMargin = 8.0;
+constexpr double kBandwidthMargin = 8.0;
+
+// The fastest dense arithmetic `gpu` has for `dtype`, whatever the row's tc flag says (cuBLAS may
+// run fp32 on TF32 tensor cores): FP64 tensor cores (A100, H100) run at twice the vector rate the
+// catalog lists.
+double best_peak(const platforms::GpuSpec& gpu, common::DType dtype) {
+  double peak = std::max(gpu.peak_flops(dtype, true), gpu.peak_flops(dtype, false));
+  if (dtype == common::DType::kFp32)
+    peak = std::max(peak, gpu.peak_flops(common::DType::kTf32, true));
+  if (dtype == common::DType::kFp64) peak *= 2;
+  return peak;
+}
+
+// A measured time that implies a rate beyond the GPU (FLOPs or bytes per second above its peak
+// with the margins above) is a unit slip or a broken timer; its fitted curves printed rates a
+// million times the peak. Refused at the row's median_s.
+void check_physical_rate(const Measurement& m, const platforms::GpuSpec& gpu,
+                         const ConfigNode& median) {
+  using common::format_quantity;
+  using common::Quantity;
+  const MeasurementKey& k = m.key;
+  if (is_compute_op(k.op)) {
+    const double peak = best_peak(gpu, k.dtype);
+    const double margin = k.op == "conv" ? kConvPeakMargin : kGemmPeakMargin;
+    const double rate = key_flops(k) / m.median_s;
+    if (peak > 0 && rate > margin * peak)
+      median.fail(fmt::format(
+          "{:g} s for {:g} FLOP is {}, above {:g} x the {} peak of {} ({}): no {} runs faster "
+          "than its GPU (a time in the wrong unit?)",
+          m.median_s, key_flops(k), format_quantity(rate, Quantity::kFlopRate), margin,
+          common::to_string(k.dtype), format_quantity(peak, Quantity::kFlopRate), gpu.name, k.op));
+  }
+  // Collectives and file reads move their bytes over links and storage, not this GPU's memory.
+  if (k.op == "collective" || k.op == "file_read" || !(gpu.memory_bandwidth > 0)) return;
+  const double bytes = key_min_bytes(k);
+  const double rate = bytes / m.median_s;
+  if (rate > kBandwidthMargin * gpu.memory_bandwidth)
+    median.fail(fmt::format(
+        "{:g} s for at least {:g} bytes is {}, above {:g} x the memory bandwidth of {} ({}): no "
+        "{} moves its bytes that fast (a time in the wrong unit?)",
+        m.median_s, bytes, format_quantity(rate, Quantity::kBandwidth), kBandwidthMargin,
+        format_quantity(gpu.memory_bandwidth, Quantity::kBandwidth), gpu.name, k.op));
+}
+
+// The default GPU catalog (platforms/gpus.yaml in the data directories), for the rate check;
+// none when it is not found (rows are then not checked).
+std::optional<platforms::GpuCatalog> default_gpu_catalog() {
+  const std::string path = platforms::find_data_file("platforms/gpus.yaml");
+  if (path.empty()) return std::nullopt;
+  return platforms::GpuCatalog::load_file(path);
 }
 
 // YAML double-quoted scalar.
@@ -208,8 +284,15 @@ Database parse_database(const std::string& text, const std::string& display_name
     }
   }
   if (auto entries = root.optional("entries"); entries && !entries->is_null()) {
-    for (const auto& e : entries->items()) {
+    // Rows of a GPU the default catalog knows are checked against its peaks; other devices (a
+    // CPU, a GPU of a platform's own catalog) are not.
+    const auto items = entries->items();
+    const std::optional<platforms::GpuCatalog> catalog =
+        items.empty() ? std::nullopt : default_gpu_catalog();
+    for (const auto& e : items) {
       const Measurement m = read_entry(e, db);
+      if (catalog && catalog->contains(m.key.device))
+        check_physical_rate(m, catalog->at(m.key.device), e.required("median_s"));
       if (db.contains(m.key)) e.fail(fmt::format("duplicate measurement of {}", m.key.signature()));
       db.put(m);
     }

@@ -45,7 +45,7 @@ struct CalibrateOptions {
   std::string out;
   std::string device_key;
   std::string import_deepbench;
-  std::string deepbench_dir = "calibration/data/deepbench";  // relative to the working dir
+  std::string deepbench_dir;  // "": calibration/data/deepbench in the data directories
   double min_sample_s = 1e-3;
   int cpu = -1;                // -1: not pinned
   std::string clock = "wall";  // or "thread": the measuring thread's CPU clock
@@ -115,9 +115,30 @@ int run_import(const CalibrateOptions& o) {
     throw common::ConfigError("command line", 0, 0, "--import-deepbench", e.what());
   }
   const std::string tag = o.import_deepbench.substr(0, o.import_deepbench.find('-'));
+  const std::string conv = "deepbench-" + tag + "-conv.csv";
+  const std::string gemm = "deepbench-" + tag + "-gemm.csv";
+  // The committed tables are found from any working directory, as platforms and databases are
+  // (platforms/data_dir.hpp); a folder given is taken as it is.
+  std::string dir = o.deepbench_dir;
+  if (dir.empty()) {
+    const std::string found = platforms::find_data_file("calibration/data/deepbench/" + conv);
+    if (found.empty())
+      throw common::ConfigError(
+          "command line", 0, 0, "--deepbench-dir",
+          fmt::format("calibration/data/deepbench/{} is not in the data directories ({}); give "
+                      "the folder of the DeepBench CSVs with --deepbench-dir",
+                      conv, fmt::join(platforms::data_dirs(), ", ")));
+    dir = std::filesystem::path(found).parent_path().string();
+  }
+  for (const std::string& file : {conv, gemm})
+    if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / file))
+      throw common::ConfigError(
+          "command line", 0, 0, "--deepbench-dir",
+          fmt::format("no DeepBench table {} in {} (the folder needs {} and {})", file, dir, conv,
+                      gemm));
   calibration::Database db = calibration::import_deepbench(
-      o.import_deepbench, o.deepbench_dir + "/deepbench-" + tag + "-conv.csv",
-      o.deepbench_dir + "/deepbench-" + tag + "-gemm.csv");
+      o.import_deepbench, (std::filesystem::path(dir) / conv).string(),
+      (std::filesystem::path(dir) / gemm).string());
   if (std::filesystem::exists(o.out)) {
     calibration::Database existing = calibration::load_database(o.out);
     const auto r = existing.merge(db);
@@ -339,7 +360,8 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       ->required()
       ->check(kNonEmpty);
   sub->add_option("--device-key", opts->device_key,
-                  "Catalog key to record the device under (default: the backend's guess)");
+                  "Catalog key to record the device under (default: the backend's guess)")
+      ->check(kNonEmpty);
   sub->add_option("--min-sample-time", opts->min_sample_s,
                   "Seconds each timed sample lasts at least")
       ->capture_default_str();
@@ -351,10 +373,22 @@ void add_calibrate_command(CLI::App& app, Action& action) {
                   "(leaves out time the OS gave the core to other processes)")
       ->check(CLI::IsMember({"wall", "thread"}))
       ->capture_default_str();
-  sub->add_option("--import-deepbench", opts->import_deepbench,
-                  "Import DeepBench's published table for this device (v100-sxm2, p100-sxm2)");
-  sub->add_option("--deepbench-dir", opts->deepbench_dir, "Folder of the DeepBench CSVs")
-      ->capture_default_str();
+  CLI::Option* import =
+      sub->add_option("--import-deepbench", opts->import_deepbench,
+                      "Import DeepBench's published table for this device (v100-sxm2, p100-sxm2); "
+                      "takes only --out and --deepbench-dir")
+          ->check(kNonEmpty);
+  sub->add_option("--deepbench-dir", opts->deepbench_dir,
+                  "With --import-deepbench: the folder of the DeepBench CSVs (default: "
+                  "calibration/data/deepbench in the data directories)")
+      ->check(kNonEmpty)
+      ->needs(import);
+  // The import converts a published table: it measures nothing, so every option of a measuring
+  // run would be silently ignored with it (the device is the table's).
+  for (const char* name :
+       {"--backend", "--models", "--batch", "--tp", "--seq-len", "--precision", "--sweep",
+        "--sweep-size", "--device-key", "--min-sample-time", "--cpu", "--clock"})
+    import->excludes(sub->get_option(name));
   sub->callback([opts, &action] { action = [opts]() -> int { return run_calibrate(*opts); }; });
 }
 

@@ -17,8 +17,10 @@ struct DescribeModelOptions {
 
 int describe_units();
 // nodes given: the machine resized to that many nodes (partition: the one that grows, "" =
-// largest), as a scenario's cluster.nodes builds it, with its switch-level link counts; a count
-// below 1 is an error.
+// largest), as a scenario's cluster.nodes builds it, with its switch-level link counts. Command-
+// line misuse throws CLI::ValidationError (exit 2): a count the topology rule cannot build (below
+// 1, beyond the limit), an unknown partition, a partition without nodes, schema_only with a name,
+// nodes or a partition, and a platform name or path that names no file.
 int describe_platform(const std::string& name_or_path, bool schema_only,
                       std::optional<long> nodes = std::nullopt, const std::string& partition = "");
 int describe_model(const DescribeModelOptions& options);

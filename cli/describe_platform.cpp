@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 
@@ -11,6 +12,7 @@
 #include "common/config_error.hpp"
 #include "common/units.hpp"
 #include "platforms/cluster_size.hpp"
+#include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
 #include "platforms/schema.hpp"
 #include "sim/transport.hpp"
@@ -167,28 +169,55 @@ void print_collectives(const platforms::Platform& p) {
   print_choice_table(p, counts, true);
 }
 
+// Command-line misuse is exit 2 (CLI::ParseError, as CLI11's own checks): options that cannot
+// apply together, and a platform named on the command line that does not exist, as `run`,
+// `validate` and `describe calibration` treat a missing file.
+[[noreturn]] void usage_error(const std::string& option, const std::string& message) {
+  throw CLI::ValidationError(option, message);
+}
+
+void check_platform_options(const std::string& name_or_path, bool schema_only,
+                            const std::optional<long>& nodes, const std::string& partition) {
+  if (schema_only && !name_or_path.empty())
+    usage_error("--schema", fmt::format("prints only the schema of platform files, not '{}': give "
+                                        "either a platform or --schema",
+                                        name_or_path));
+  if (schema_only && (nodes || !partition.empty()))
+    usage_error("--schema", fmt::format("prints no machine, so {} cannot apply",
+                                        nodes ? "--nodes" : "--partition"));
+  if (schema_only) return;
+  if (name_or_path.empty()) usage_error("name", "give a platform name (e.g. summit) or --schema");
+  if (!partition.empty() && !nodes)
+    usage_error("--partition",
+                "needs --nodes: it names the partition that grows or shrinks to that count");
+  if (platforms::looks_like_path(name_or_path)) {
+    if (!std::filesystem::exists(name_or_path))
+      usage_error("name", "File does not exist: " + name_or_path);
+    if (std::filesystem::is_directory(name_or_path))
+      usage_error("name", "File is actually a directory: " + name_or_path);
+  } else if (platforms::find_data_file("platforms/" + name_or_path + ".yaml").empty()) {
+    usage_error("name",
+                fmt::format("no platform named '{}': platforms/{}.yaml is not in {}", name_or_path,
+                            name_or_path, fmt::join(platforms::data_dirs(), ", ")));
+  }
+}
+
 }  // namespace
 
 int describe_platform(const std::string& name_or_path, bool schema_only, std::optional<long> nodes,
                       const std::string& partition) {
+  check_platform_options(name_or_path, schema_only, nodes, partition);
   if (!schema_only) {
-    if (name_or_path.empty()) {
-      throw common::ConfigError(
-          "", 0, 0, "", "describe platform: give a platform name (e.g. summit) or --schema");
-    }
     platforms::Platform p = platforms::load_platform(name_or_path);
     const int file_nodes = p.total_nodes();
-    if (nodes || !partition.empty()) {
-      const bool nodes_given = nodes.has_value();
+    if (nodes) {
       try {
-        platforms::resize_platform(p, nodes.value_or(file_nodes), partition);
+        platforms::resize_platform(p, *nodes, partition);
       } catch (const std::invalid_argument& e) {
         // The partition's name is checked first: blame --partition when it is the one unknown.
         const bool partition_error =
             std::string(e.what()).find("no partition") != std::string::npos;
-        throw common::ConfigError("command line", 0, 0,
-                                  partition_error || !nodes_given ? "--partition" : "--nodes",
-                                  e.what());
+        usage_error(partition_error ? "--partition" : "--nodes", e.what());
       }
     }
     fmt::print("platform  {} ({})\n", p.name, p.file);
