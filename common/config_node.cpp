@@ -125,10 +125,11 @@ void check_quotes_closed(const std::string& text, const YAML::Node& node, const 
       return;
     }
   }
-  throw ConfigError(name, m.line + 1, m.column + 1, "",
-                    fmt::format("YAML syntax error: this {}-quoted string is never closed (expected "
-                                "a closing {} before the end of the file)",
-                                quote == '"' ? "double" : "single", quote));
+  throw ConfigError(
+      name, m.line + 1, m.column + 1, "",
+      fmt::format("YAML syntax error: this {}-quoted string is never closed (expected "
+                  "a closing {} before the end of the file)",
+                  quote == '"' ? "double" : "single", quote));
 }
 
 }  // namespace

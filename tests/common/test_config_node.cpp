@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdint>
-#include <fmt/format.h>
 
 #include "common/config_node.hpp"
 
@@ -217,16 +217,17 @@ TEST_SUITE("unit") {
     CHECK(load("name: \"oops\n") == "q.yaml:1:7" + dq);
     CHECK(load("name: \"oops\nmodel: x\n") == "q.yaml:1:7" + dq);
     CHECK(load("a: 1\nlist: [x, \"y\n") != "<no error>");
-    CHECK(load("k: 'it''s\n").find("q.yaml:1:4: error: YAML syntax error: this single-quoted "
-                                 "string is never closed") == 0);
+    CHECK(load("k: 'it''s\n")
+              .find("q.yaml:1:4: error: YAML syntax error: this single-quoted "
+                    "string is never closed") == 0);
     CHECK(load("name: \"a \\\" quote\"\nb: 'it''s'\n\"key\": \"v\"\n") == "<no error>");
     CHECK(ConfigNode::load_string("b: 'it''s'\n", "q.yaml").required("b").as_string() == "it's");
     // Aliases are walked once: a billion laughs of quoted scalars stays fast.
     std::string laughs = "a: &a [\"lol\", \"lol\"]\n";
     for (char c = 'b'; c <= 'z'; ++c)
-      laughs += fmt::format("{}: &{} [*{}, *{}, *{}, *{}]\n", c, c, static_cast<char>(c - 1),
-                            static_cast<char>(c - 1), static_cast<char>(c - 1),
-                            static_cast<char>(c - 1));
+      laughs +=
+          fmt::format("{}: &{} [*{}, *{}, *{}, *{}]\n", c, c, static_cast<char>(c - 1),
+                      static_cast<char>(c - 1), static_cast<char>(c - 1), static_cast<char>(c - 1));
     CHECK(load(laughs) == "<no error>");
   }
 }
