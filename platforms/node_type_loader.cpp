@@ -2,7 +2,9 @@
 // which NIC rail each GPU uses.
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
+#include <utility>
 
 #include "platforms/loader_parts.hpp"
 
@@ -36,7 +38,24 @@ int parse_endpoint(const NodeType& t, const ConfigNode& node) {
   return v;
 }
 
-void parse_links(NodeType& t, const ConfigNode& list) {
+// Where each linked pair of vertices was first linked (the key path), so a second link between
+// the same two vertices is an error: routes take one link per hop (the widest, then the first),
+// so a second one would carry nothing, and SimGrid aborts on a repeated link name. Parallel
+// bricks are `count` (or an nvlink_matrix entry) on one link.
+using LinkedPairs = std::map<std::pair<int, int>, std::string>;
+
+void check_new_pair(const NodeType& t, LinkedPairs& linked, int a, int b, const ConfigNode& where) {
+  const auto key = std::minmax(a, b);
+  const auto [it, inserted] = linked.emplace(key, where.path());
+  if (!inserted) {
+    where.fail(fmt::format(
+        "{} and {} are already linked at {}: give one link per pair (its `count`, or the "
+        "nvlink_matrix entry, multiplies the bandwidth)",
+        t.vertex_name(a), t.vertex_name(b), it->second));
+  }
+}
+
+void parse_links(NodeType& t, const ConfigNode& list, LinkedPairs& linked) {
   for (const ConfigNode& group : list.items()) {
     group.check_keys({"class", "bandwidth", "count", "latency", "between"});
     LinkSpec proto;
@@ -53,12 +72,13 @@ void parse_links(NodeType& t, const ConfigNode& list) {
       l.a = parse_endpoint(t, ends[0]);
       l.b = parse_endpoint(t, ends[1]);
       if (l.a == l.b) pair.fail("a link needs two different endpoints");
+      check_new_pair(t, linked, l.a, l.b, pair);
       t.links.push_back(std::move(l));
     }
   }
 }
 
-void parse_nvlink_matrix(NodeType& t, const ConfigNode& node) {
+void parse_nvlink_matrix(NodeType& t, const ConfigNode& node, LinkedPairs& linked) {
   node.check_keys({"class", "link_bandwidth", "latency", "counts"});
   const std::string cls = node.string_or("class", "nvlink");
   const double bw = bandwidth(node.required("link_bandwidth"));
@@ -87,6 +107,8 @@ void parse_nvlink_matrix(NodeType& t, const ConfigNode& node) {
                                  i, j, m[i][j], j, i, m[j][i]));
       }
       if (m[i][j] == 0) continue;
+      check_new_pair(t, linked, t.vertex(VertexKind::kGpu, i), t.vertex(VertexKind::kGpu, j),
+                     rows[i].items()[j]);
       t.links.push_back(LinkSpec{cls, t.vertex(VertexKind::kGpu, i), t.vertex(VertexKind::kGpu, j),
                                  bw * m[i][j], lat});
     }
@@ -191,8 +213,9 @@ NodeType parse_node_type(const std::string& name, const ConfigNode& node,
     t.nvme.capacity_bytes = nvme->quantity_in_or("capacity", Quantity::kSize, 0.0, kMaxSize_bytes,
                                                  0.0, /*lo_open=*/true);
   }
-  if (auto links = node.optional("links")) parse_links(t, *links);
-  if (auto matrix = node.optional("nvlink_matrix")) parse_nvlink_matrix(t, *matrix);
+  LinkedPairs linked;
+  if (auto links = node.optional("links")) parse_links(t, *links, linked);
+  if (auto matrix = node.optional("nvlink_matrix")) parse_nvlink_matrix(t, *matrix, linked);
 
   // Every GPU must reach every CPU and GPU, every NIC a CPU: otherwise routes would not exist.
   const NodeRoutes routes = compute_node_routes(t);

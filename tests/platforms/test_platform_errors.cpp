@@ -191,6 +191,32 @@ TEST_SUITE("unit") {
           "NVLinks to itself; expected 0 on the diagonal");
   }
 
+  TEST_CASE("a second link between one pair of vertices is an error naming the first") {
+    // Routes take one link per hop, so a second link between a pair carries nothing; an exact
+    // repeat made SimGrid abort ("Link 'nvlink.n0.gpu0-gpu1.up' declared several times").
+    CHECK(error_of(mutate("[cpu1, gpu1]]", "[cpu1, gpu1], [cpu0, gpu0]]")) ==
+          "test.yaml:10:47: error: node_types.box.links[0].between[2]: cpu0 and gpu0 are already "
+          "linked at node_types.box.links[0].between[0]: give one link per pair (its `count`, or "
+          "the nvlink_matrix entry, multiplies the bandwidth)");
+    // Reversed, and in another group of the same class.
+    CHECK(error_of(mutate("[cpu1, gpu1]]", "[cpu1, gpu1], [gpu0, cpu0]]"))
+              .starts_with("test.yaml:10:47: error: node_types.box.links[0].between[2]: gpu0 and "
+                           "cpu0 are already linked at node_types.box.links[0].between[0]"));
+    CHECK(error_of(mutate("      - {class: pcie",
+                          "      - {class: xbus, bandwidth: 32GBps, between: [[cpu1, cpu0]]}\n"
+                          "      - {class: pcie"))
+              .starts_with("test.yaml:12:52: error: node_types.box.links[2].between[0]: cpu1 and "
+                           "cpu0 are already linked at node_types.box.links[1].between[0]"));
+    // An NVLink matrix entry and a links: entry for the same GPU pair.
+    const std::string both =
+        mutate("    links:\n",
+               "    nvlink_matrix: {link_bandwidth: 25GBps, counts: [[0, 1], [1, 0]]}\n"
+               "    links:\n      - {class: nvlink, bandwidth: 25GBps, between: [[gpu1, gpu0]]}\n");
+    CHECK(error_of(both).starts_with(
+        "test.yaml:7:58: error: node_types.box.nvlink_matrix.counts[0][1]: gpu0 and gpu1 are "
+        "already linked at node_types.box.links[0].between[0]"));
+  }
+
   TEST_CASE("unknown platform name says where it looked") {
     try {
       load_platform("no-such-machine");
