@@ -19,6 +19,12 @@ platforms::Platform sized_platform(const Scenario& s, const platforms::Platform&
                                    int nodes) {
   if (nodes < 1)
     throw std::invalid_argument(fmt::format("expected at least 1 node, got {}", nodes));
+  // Whatever the placement, a point builds at least its own nodes: a point process started on
+  // its own (validate's children) is refused here rather than run out of memory.
+  if (nodes > platforms::kMaxBuiltNodes)
+    throw std::invalid_argument(
+        fmt::format("a point of {} nodes builds them all, more than the {} one simulation builds",
+                    common::format_count(nodes), common::format_count(platforms::kMaxBuiltNodes)));
   const long size = machine_nodes(s, file_platform, nodes);
   if (nodes > size) {
     throw std::invalid_argument(fmt::format(
@@ -71,6 +77,19 @@ MachineSizes check_node_counts(const Scenario& s, const std::vector<int>& nodes,
     const int n = nodes[i];
     if (n < 1 || n > platforms::kMaxClusterNodes) {
       fail_at(key, platforms::node_count_problem(file_platform, n));
+    }
+    // A packed point builds its own nodes (and its parameter servers' CPU nodes) whatever the
+    // machine's size: a 300,000-node point grew the machine and ran out of memory.
+    const ParameterServerConfig& ps = s.parameter_server;
+    const long ps_own = ps.tasks > 0 && ps.placement == PsPlacement::kCpu ? ps.tasks : 0;
+    if (n + ps_own > platforms::kMaxBuiltNodes) {
+      fail_at(key, fmt::format(
+                       "expected at most {} nodes{}, got {}: one simulation builds at most "
+                       "{} nodes (30-60 KB of SimGrid hosts, links and routes a node)",
+                       common::format_count(platforms::kMaxBuiltNodes - ps_own),
+                       ps_own > 0 ? fmt::format(" beside the {} parameter-server nodes", ps_own)
+                                  : std::string(),
+                       common::format_count(n), common::format_count(platforms::kMaxBuiltNodes)));
     }
     try {
       sized_platform(s, file_platform, n);

@@ -208,6 +208,33 @@ TEST_SUITE("unit") {
     CHECK(at(summit + "nodes: [2]\ncluster: {nodes: 300000}\n") == "accepted");
     CHECK(at(summit + "nodes: [2]\ncluster: {nodes: 200000}\nplacement: spread\n") == "accepted");
   }
+
+  TEST_CASE("a packed point of more nodes than one simulation builds is an error at its nodes") {
+    // nodes: [300000] grew the machine and was OOM-killed after 110 s (16 GB); a packed point
+    // builds its own nodes, so only its count matters, not the machine's.
+    const auto at = [](const std::string& yaml) {
+      const Scenario s = load_scenario_text(yaml, "s.yaml");
+      try {
+        check_node_counts(s, s.nodes);
+      } catch (const common::ConfigError& e) {
+        return std::string(e.what());
+      }
+      return std::string("accepted");
+    };
+    const std::string summit = "platform: summit\nmodel: resnet50\n";
+    CHECK(at(summit + "nodes: [2, 250000]\n") ==
+          "s.yaml:3:12: error: nodes[1]: expected at most 200,000 nodes, got 250,000: one "
+          "simulation builds at most 200,000 nodes (30-60 KB of SimGrid hosts, links and routes "
+          "a node)");
+    CHECK(at(summit + "nodes: [200000]\n") == "accepted");
+    CHECK(at(summit + "nodes: [4]\ncluster: {nodes: 1000000}\n") == "accepted");
+    // The sweep's --nodes (and an --axis point) reach the same check at their option.
+    const Scenario s = load_scenario_text(summit + "nodes: [2]\n", "s.yaml");
+    CHECK_THROWS_WITH_AS(check_node_counts(s, {300000}, KeyLocation{"--nodes", 0, 0, "nodes"}),
+                         doctest::Contains("--nodes: error: nodes: expected at most 200,000 nodes, "
+                                           "got 300,000"),
+                         common::ConfigError);
+  }
 }
 
 }  // namespace
