@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include "cli/point_runner.hpp"
 #include "cli/scenario_inputs.hpp"
 #include "common/atomic_file.hpp"
+#include "common/config_error.hpp"
+#include "common/units.hpp"
 #include "common/version.hpp"
 #include "sim/llm_outputs.hpp"
 #include "sim/multi_job_scenario.hpp"
@@ -78,12 +81,15 @@ std::string table(const sim::Scenario& s, const ordered_json& jobs) {
                    "nodes", "gpus", "start_s", "iter_ms", "alone_ms", "slowdown", "samples/s");
   for (const ordered_json& j : jobs) {
     if (j["kind"] == "io") {
+      // In a unit that fits each rate: a job asking 1 B/s printed "read 0.00 of 0.00 GB/s".
+      const auto rate = [](double Bps) {
+        return common::format_quantity(Bps, common::Quantity::kBandwidth);
+      };
       o += fmt::format(
-          "{:<16} {:>8} {:>6} {:>6} {:>9.3f} {:>10} {:>10} {:>9} {:>13}  read {:.2f} "
-          "of {:.2f} GB/s asked\n",
+          "{:<16} {:>8} {:>6} {:>6} {:>9.3f} {:>10} {:>10} {:>9} {:>13}  read {} of {} asked\n",
           j["name"].get<std::string>(), "io", j["nodes"].get<int>(), "-",
           j["start_s"].get<double>(), "-", "-", "-", "-",
-          j["achieved_rate_Bps"].get<double>() / 1e9, j["requested_rate_Bps"].get<double>() / 1e9);
+          rate(j["achieved_rate_Bps"].get<double>()), rate(j["requested_rate_Bps"].get<double>()));
       continue;
     }
     o += fmt::format("{:<16} {:>8} {:>6} {:>6} {:>9.3f} {:>10.2f} {:>10.2f} {:>9.3f} {:>13.1f}\n",
@@ -123,6 +129,43 @@ void write_mix_trace(const std::string& out_dir, const std::vector<std::string>&
   common::write_file_atomic(out_dir + "/trace.json", out.dump() + "\n");
 }
 
+// An override's key as error paths spell it: jobs.1.start -> jobs[1].start.
+std::string override_path(const std::string& key) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= key.size()) {
+    const std::size_t dot = std::min(key.find('.', start), key.size());
+    const std::string part = key.substr(start, dot - start);
+    const bool index = !part.empty() && std::all_of(part.begin(), part.end(),
+                                                    [](char c) { return c >= '0' && c <= '9'; });
+    out += index ? "[" + part + "]" : (out.empty() ? "" : ".") + part;
+    start = dot + 1;
+  }
+  return out;
+}
+
+// run_mix's errors found in the simulation (an I/O job that starts after the training jobs
+// ended) name the --set that gave the key, as the loader's do: a value an override set has no
+// line in the scenario file.
+sim::MixResult run_mix_at_overrides(const sim::Scenario& s, int which,
+                                    const sim::MixPricing& pricing,
+                                    const std::vector<std::string>& overrides) {
+  try {
+    return sim::run_mix(s, which, pricing);
+  } catch (const common::ConfigError& e) {
+    for (std::size_t i = overrides.size(); i-- > 0;) {
+      const std::size_t eq = overrides[i].find('=');
+      if (eq == std::string::npos) continue;
+      const std::string path = override_path(overrides[i].substr(0, eq));
+      const std::string& k = e.key_path();
+      if (k == path || (k.size() > path.size() && k.compare(0, path.size(), path) == 0 &&
+                        (k[path.size()] == '.' || k[path.size()] == '[')))
+        throw common::ConfigError("--set " + overrides[i], 0, 0, k, e.message());
+    }
+    throw;
+  }
+}
+
 }  // namespace
 
 int run_multi_point(const std::string& scenario, const std::vector<std::string>& overrides,
@@ -144,7 +187,7 @@ int run_multi_point(const std::string& scenario, const std::vector<std::string>&
     pricing.cost.push_back(models[k].get());
     pricing.db.push_back(models[k] ? &dbs[k] : nullptr);
   }
-  const sim::MixResult r = sim::run_mix(s, which, pricing);
+  const sim::MixResult r = run_mix_at_overrides(s, which, pricing, overrides);
   ordered_json out;
   // Training jobs in the file's order, data-parallel and LLM alike.
   out["training"] = ordered_json::array();

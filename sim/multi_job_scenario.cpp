@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -144,6 +145,9 @@ Scenario load_training(const ConfigNode& root, const ConfigNode& job, const std:
   set("name", YAML::Node(name));
   set("nodes", YAML::Node(nodes));
   if (gpus_per_node > 0) set("gpus_per_node", YAML::Node(gpus_per_node));
+  // The probe runs at one node: trace.node_list is checked at the job's size, not the probe's
+  // (node_list: [0, 1] of a 2-node job was "the largest point has 1 node").
+  if (probe) merged.remove("trace");
   if (probe && job.has("parallel") && job.required("parallel").is_map()) {
     YAML::Node one(YAML::NodeType::Map);
     for (const char* k : {"tp", "pp", "dp", "micro_batch", "global_batch"}) one[k] = 1;
@@ -160,8 +164,12 @@ Scenario load_training(const ConfigNode& root, const ConfigNode& job, const std:
   } catch (const ConfigError& e) {
     if (e.file() != root.file()) throw;  // from a platform or model file
     const std::string first = e.key_path().substr(0, e.key_path().find_first_of(".["));
-    const bool at_entry = e.line() == job.line() && e.column() == job.column();
-    if (own.count(first) || (at_entry && !e.key_path().empty()))
+    // Keys this function sets have no place of their own: an error there is at the job's entry.
+    // A file key an override gave (no place either) keeps its own path, so the override is named.
+    const bool at_entry = e.line() == job.line() && e.column() == job.column() &&
+                          (first == "name" || first == "nodes" || first == "gpus_per_node" ||
+                           first == "parallel" || first == "memory_check");
+    if (own.count(first) || at_entry)
       throw ConfigError(e.file(), e.line(), e.column(), job.path() + "." + e.key_path(),
                         e.message());
     if (job.has("parallel") && e.line() != job.line())
@@ -182,6 +190,32 @@ void refuse_parameter_server(const ConfigNode& map) {
         "expected data_parallel: parameter-server jobs are not available in a jobs list (the mix "
         "does not place their tasks); simulate one as a single-job scenario (no jobs, "
         "strategy: parameter_server and a parameter_server block)");
+}
+
+// A job sized by `gpus` runs on one node with gpus_per_node = gpus (up to a node's GPUs) or on
+// whole nodes; its own gpus_per_node, when given, must say the same (it was silently replaced).
+void check_gpus_per_node(const ConfigNode& job, int gpus, int node_gpus, int per_node) {
+  const auto v = job.optional("gpus_per_node");
+  if (!v || !v->is_scalar()) return;
+  int given = 0;
+  try {
+    given = v->as_int_field(0, kMaxCount);
+  } catch (const ConfigError&) {
+    return;  // the single-job loader states what gpus_per_node takes
+  }
+  if (given == 0) given = node_gpus;  // 0: every GPU of the node
+  if (given == per_node) return;
+  const std::string how =
+      gpus <= node_gpus ? fmt::format("gpus: {} runs on one node with gpus_per_node = gpus", gpus)
+                        : fmt::format("gpus: {} runs on {} whole nodes of {} GPUs", gpus,
+                                      gpus / node_gpus, node_gpus);
+  const std::string instead =
+      gpus % given == 0 && gpus / given > 1
+          ? fmt::format("; for {} nodes of {} GPU{} give nodes: {} and gpus_per_node: {}",
+                        gpus / given, given, given == 1 ? "" : "s", gpus / given, given)
+          : "";
+  v->fail(fmt::format("expected {} or no gpus_per_node: {}, got {}{}", per_node, how,
+                      v->as_string(), instead));
 }
 
 // Nodes of the machine still free, in order.
@@ -273,8 +307,10 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
     }
     if (job.kind == MixJob::Kind::kTraining) refuse_parameter_server(e);
     e.check_keys(job.kind == MixJob::Kind::kIo ? kIoKeys : kTrainingKeys);
-    if (auto v = e.optional("start"))
+    if (auto v = e.optional("start")) {
       job.start_s = v->as_quantity_in(Quantity::kTime, 0.0, kMaxStart_s);
+      job.start_at = where(*v);
+    }
     if (job.kind == MixJob::Kind::kTraining && first_training < 0)
       first_training = static_cast<int>(i);
     spec->jobs.push_back(std::move(job));
@@ -286,11 +322,23 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
   // never grow it). The first training job's scenario loads the platform and cluster keys.
   const Scenario probe = load_training(root, entries[first_training], source,
                                        spec->jobs[first_training].name, 1, 0, true);
+  const platforms::Platform file_platform = platforms::load_platform(probe.platform);
+  // At the key that decides, as for one job (check_node_counts): an unknown cluster.partition
+  // was ignored unless cluster.nodes resized the machine, and then reported at `cluster`.
+  const auto fail_at = [](const KeyLocation& at, const std::string& message) {
+    throw ConfigError(at.file, at.line, at.column, at.key, message);
+  };
+  try {
+    platforms::growing_partition(file_platform, probe.cluster_partition);
+  } catch (const std::invalid_argument& e) {
+    fail_at(probe.cluster_partition_at, e.what());
+  }
   platforms::Platform machine;
   try {
-    machine = sized_platform(probe, platforms::load_platform(probe.platform), 1);
+    machine = sized_platform(probe, file_platform, 1);
   } catch (const std::invalid_argument& e) {
-    (root.has("cluster") ? root.required("cluster") : root.required("platform")).fail(e.what());
+    if (probe.cluster_nodes > 0) fail_at(probe.cluster_nodes_at, e.what());
+    root.required("platform").fail(e.what());
   }
   spec->machine_nodes = machine.total_nodes();
   const int node_gpus = uniform_node_gpus(machine);
@@ -318,13 +366,16 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
                 " differ in GPU count");
       if (g <= node_gpus) {
         job.nodes = 1;
-        gpus_per_node[i] = g;
       } else if (g % node_gpus == 0) {
         job.nodes = g / node_gpus;
       } else {
         v->fail(fmt::format("expected at most {} or a multiple of {} (whole {} nodes), got {}",
                             node_gpus, node_gpus, machine.name, g));
       }
+      // `gpus` sizes the job in full: its GPUs per node replace the file's gpus_per_node (whole
+      // nodes ran at that default: gpus: 12 on 6-GPU nodes with gpus_per_node: 4 ran 8 GPUs).
+      gpus_per_node[i] = std::min(g, node_gpus);
+      check_gpus_per_node(e, g, node_gpus, gpus_per_node[i]);
     }
     if (auto l = e.optional("node_list")) {
       const std::vector<ConfigNode> items = l->items();
@@ -357,6 +408,14 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
               .as_quantity_in(Quantity::kBandwidth, kMinReadRate_Bps, kMaxReadRate_Bps);
       job.request_bytes = e.quantity_in_or("request_size", Quantity::kSize, kMinRequestBytes,
                                            kMaxRequestBytes, job.request_bytes);
+      // A read moves whole bytes (the engine truncated 1.5 B to 1 and counted 1.5): "1.1KB" is
+      // 1100 within rounding, "1.5B" is not a size a request can have.
+      const double whole = std::round(job.request_bytes);
+      if (std::fabs(job.request_bytes - whole) > 1e-9 * whole)
+        e.required("request_size")
+            .fail(fmt::format("expected a whole number of bytes, got \"{}\" ({} bytes)",
+                              e.required("request_size").as_string(), job.request_bytes));
+      job.request_bytes = whole;
       if (auto v = e.optional("duration")) {
         job.duration_s = v->as_quantity_in(Quantity::kTime, 0.0, kMaxStart_s, true);
         // Each node reads whole requests, read_rate / nodes x duration of them in all: a window
@@ -513,6 +572,20 @@ MixResult run_mix(const Scenario& s, int alone, const MixPricing& pricing) {
   mix.run();
   r.training = mix.results();
   r.io = mix.io_results();
+  // An I/O job without a duration reads while the training jobs run (sim/multi_job.hpp): one
+  // that starts after they all ended read nothing, and the run said "read 0.00 of 100.00 GB/s
+  // asked" with exit 0.
+  for (std::size_t i = 0; i < r.io.size(); ++i) {
+    const MixJob& job = m.jobs[static_cast<std::size_t>(r.io_index[i])];
+    if (job.duration_s > 0.0 || r.io[i].end_s > job.start_s) continue;
+    const KeyLocation& at = job.start_at.key.empty() ? job.at : job.start_at;
+    throw ConfigError(
+        at.file, at.line, at.column, at.key,
+        fmt::format("expected a start before the training jobs end: I/O job '{}' has no duration, "
+                    "so it reads while they run, and they ended before {} (give it a duration "
+                    "or an earlier start)",
+                    job.name, common::format_quantity(job.start_s, Quantity::kTime)));
+  }
   std::vector<PipelineResult> done = mix.pipeline_results();
   for (std::size_t i = 0; i < done.size(); ++i) finish_llm_result(r.llm[i], std::move(done[i]));
   return r;

@@ -40,7 +40,8 @@ struct MixJob {
   double read_rate_Bps = 0.0;
   double request_bytes = 16.0 * 1048576.0;
   double duration_s = 0.0;
-  KeyLocation at;  // the job's entry in `jobs`
+  KeyLocation at;        // the job's entry in `jobs`
+  KeyLocation start_at;  // its `start` (empty when not given)
 };
 
 struct MultiJobSpec {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/training_step.hpp"
+#include "models/zoo.hpp"
 #include "sim/transport.hpp"
 
 namespace scalecast::sim {
@@ -30,6 +32,46 @@ void require_cpu_memory_bandwidth(const common::ConfigNode& at, const platforms:
           "platform {} gives no cpu.memory_bandwidth for node type {}; {} runs at it (add "
           "node_types.{}.cpu.memory_bandwidth to the platform file)",
           m.name, t.name, why, t.name));
+}
+
+// Every matrix op (conv, GEMM, attention) the step computes must have a peak on every GPU the
+// job may run on (each node type's): where no kernel measurement prices an op, the datasheet
+// tier divides by that peak, and a GPU without one (a platform's own V100 entry without
+// tensor_fp16, at precision fp16) stopped the point inside the cost model with exit 4.
+void check_precision_peaks(const common::ConfigNode& root, const Scenario& s,
+                           const platforms::Platform& machine) {
+  if (root.has("parallel")) return;  // an LLM job: checked at parallel.precision (llm_setup)
+  std::vector<std::pair<common::DType, bool>> needed;  // (dtype, on tensor cores)
+  try {
+    models::StepOptions options;
+    options.batch = s.batch_per_gpu;
+    options.precision = s.precision;
+    options.seq_len = s.seq_len;
+    const models::TrainingStep step =
+        models::build_training_step(models::load_model(s.model), options);
+    for (const models::Op& op : step.ops()) {
+      const bool matrix = op.op_class == models::OpClass::kConv ||
+                          op.op_class == models::OpClass::kGemm ||
+                          op.op_class == models::OpClass::kAttention;
+      const std::pair<common::DType, bool> k{op.dtype, op.tensor_core};
+      if (matrix && std::find(needed.begin(), needed.end(), k) == needed.end()) needed.push_back(k);
+    }
+  } catch (const std::exception&) {
+    return;  // the model's own error is reported at its key by the memory check or the run
+  }
+  for (const platforms::NodeType& t : machine.node_types) {
+    for (const auto& [dtype, tc] : needed) {
+      if (t.gpu.peak_flops(dtype, tc) > 0.0) continue;
+      const std::string msg = fmt::format(
+          "expected a precision every GPU the job may run on has a peak for: {} (node type {} of "
+          "{}) has no {}{} peak (add {} to its catalog entry, or use fp32)",
+          t.gpu.name, t.name, machine.name, common::to_string(dtype), tc ? " tensor-core" : "",
+          tc ? fmt::format("tensor_{}", common::to_string(dtype))
+             : std::string(common::to_string(dtype)));
+      if (auto v = root.optional("precision")) v->fail(msg + ", got \"" + v->as_string() + "\"");
+      root.required("model").fail(msg);
+    }
+  }
 }
 
 }  // namespace
@@ -133,6 +175,7 @@ void load_strategy(const common::ConfigNode& root, Scenario& s,
                       machine.name, no_rdma->name));
     s.allreduce.transport = Transport::kTcp;
   }
+  check_precision_peaks(root, s, machine);
   if (s.allreduce.transport == Transport::kTcp) {
     // At the transport key, or at the platform when the platform's NICs chose TCP.
     const common::ConfigNode at =

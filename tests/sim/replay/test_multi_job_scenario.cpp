@@ -242,6 +242,162 @@ jobs:
               .find("jobs[0].gpus: expected at most 8 or a multiple of 8") != std::string::npos);
   }
 
+  TEST_CASE("jobs: gpus sizes the job in full, and a gpus_per_node that disagrees is an error") {
+    // gpus: 16 on 8-GPU nodes ran at the file's gpus_per_node: 4 (2 nodes x 4 = 8 GPUs, while
+    // the resolved scenario said 16).
+    const Scenario s =
+        load_scenario_text(kHead + "gpus_per_node: 4\njobs:\n  - {name: a, gpus: 16}\n", "in.yaml");
+    REQUIRE(s.multi);
+    CHECK(s.multi->jobs[0].nodes == 2);
+    CHECK(s.multi->jobs[0].scenario.gpus_per_node == 8);
+    CHECK(error_of(kHead + "jobs:\n  - {name: b, gpus: 16, gpus_per_node: 4}\n") ==
+          "in.yaml:7:40: error: jobs[0].gpus_per_node: expected 8 or no gpus_per_node: gpus: 16 "
+          "runs on 2 whole nodes of 8 GPUs, got 4; for 4 nodes of 4 GPUs give nodes: 4 and "
+          "gpus_per_node: 4");
+    // gpus: 3 with gpus_per_node: 2 ran 3 GPUs and ignored the 2.
+    CHECK(error_of(kHead + "jobs:\n  - {name: c, gpus: 3, gpus_per_node: 2}\n") ==
+          "in.yaml:7:39: error: jobs[0].gpus_per_node: expected 3 or no gpus_per_node: gpus: 3 "
+          "runs on one node with gpus_per_node = gpus, got 2");
+    // gpus: 16 on node_list [5, 6] with gpus_per_node: 1 ran 2 GPUs.
+    CHECK(error_of(kHead + "jobs:\n  - {name: d, gpus: 16, node_list: [5, 6], gpus_per_node: 1}\n")
+              .starts_with("in.yaml:7:59: error: jobs[0].gpus_per_node: expected 8 or no "
+                           "gpus_per_node: gpus: 16 runs on 2 whole nodes of 8 GPUs, got 1; for 16 "
+                           "nodes of 1 GPU give nodes: 16 and gpus_per_node: 1"));
+    CHECK(error_of(kHead + "jobs:\n  - {name: e, gpus: 16, gpus_per_node: 8}\n") == "no error");
+    CHECK(error_of(kHead + "jobs:\n  - {name: f, gpus: 16, gpus_per_node: 0}\n") == "no error");
+  }
+
+  TEST_CASE("jobs: trace.node_list is checked against the job's own node count") {
+    // The machine probe loaded the first job at 1 node: "node index 1 does not exist: the
+    // largest point has 1 node" for a 2-node job.
+    const Scenario s = load_scenario_text(
+        kHead + "jobs:\n  - {name: a, nodes: 2, trace: {node_list: [0, 1]}}\n", "in.yaml");
+    REQUIRE(s.multi);
+    CHECK(s.multi->jobs[0].scenario.trace_node_list == std::vector<int>{0, 1});
+    const Scenario set = load_scenario_text(kHead + "jobs:\n  - {name: a, nodes: 2}\n", "in.yaml",
+                                            parse_overrides({"jobs.0.trace.node_list=[0,1]"}));
+    CHECK(set.multi->jobs[0].scenario.trace_node_list == std::vector<int>{0, 1});
+    CHECK(error_of(kHead + "jobs:\n  - {name: a, nodes: 2, trace: {node_list: [0, 2]}}\n")
+              .starts_with("in.yaml:7:48: error: jobs[0].trace.node_list[1]: node index 2 does "
+                           "not exist"));
+  }
+
+  TEST_CASE("jobs: cluster.partition and cluster.nodes errors are at their key or --set") {
+    const std::string head = "platform: hetero-v100-a100\nmodel: resnet50\n";
+    const std::string jobs = "jobs:\n  - {name: a, nodes: 2}\n";
+    const std::string why = "platform 'hetero-v100-a100' has no partition 'nope'";
+    // Ignored (exit 0) unless cluster.nodes resized the machine, then at `cluster` (1:1 with
+    // --set).
+    const std::string file = error_of(head + "cluster: {partition: nope}\n" + jobs);
+    CHECK(file.starts_with("in.yaml:3:22: error: cluster.partition: " + why));
+    CHECK(error_of(head + "cluster: {nodes: 40, partition: nope}\n" + jobs)
+              .starts_with("in.yaml:3:33: error: cluster.partition: " + why));
+    CHECK(error_of(head + jobs, {"cluster.partition=nope"})
+              .starts_with("--set cluster.partition=nope: error: cluster.partition: " + why));
+    CHECK(error_of(head + jobs, {"cluster.partition=5"})
+              .starts_with("--set cluster.partition=5: error: cluster.partition: platform "));
+    // An empty value was reported at jobs[0].cluster.partition, a key that does not exist.
+    CHECK(error_of(head + jobs, {"cluster.partition="})
+              .starts_with("--set cluster.partition=: "
+                           "error: cluster.partition: "));
+    CHECK(error_of(head + jobs, {"cluster.nodes=1"})
+              .starts_with("--set cluster.nodes=1: error: cluster.nodes: "));
+  }
+
+  TEST_CASE("jobs: an I/O job's request is a whole number of bytes") {
+    const std::string mix =
+        "name: mix\nplatform: summit\nmodel: resnet50\njobs:\n  - {name: a, nodes: 1}\n"
+        "  - {name: r, kind: io, nodes: 1, read_rate: 1GBps, ";
+    // 1.5 B was accepted (request_bytes 1.5) and read as 1 byte.
+    CHECK(error_of(mix + "request_size: 1.5B}\n") ==
+          "in.yaml:6:67: error: jobs[1].request_size: expected a whole number of bytes, got "
+          "\"1.5B\" (1.5 bytes)");
+    const Scenario s = load_scenario_text(mix + "request_size: 1.1KB}\n", "in.yaml");
+    CHECK(s.multi->jobs[1].request_bytes == 1100.0);
+  }
+
+  TEST_CASE("a GPU without a peak for the precision's matrix ops is an error at precision") {
+    // A platform's own V100 entry without tensor_fp16 at precision fp16 stopped each point in the
+    // cost model ("GPU 'myv100' has no fp16 tensor-core peak", exit 4).
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("scalecast-mix-peak-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string platform = (dir / "p.yaml").string();
+    {
+      std::ofstream f(platform);
+      f << R"(name: tiny
+gpus:
+  myv100: {fp64: 7.8TFLOPS, fp32: 15.7TFLOPS, memory: 16GB, memory_bandwidth: 900GBps, host_link: nvlink2}
+node_types:
+  n:
+    cpu: {sockets: 1, cores_per_socket: 8}
+    gpus: {type: myv100, count: 2}
+    nics: {count: 1, bandwidth: 12.5GBps}
+    links:
+      - {class: nvlink, bandwidth: 50GBps, between: [[cpu0, gpu0], [cpu0, gpu1], [gpu0, gpu1]]}
+      - {class: pcie, bandwidth: 16GBps, between: [[cpu0, nic0]]}
+partitions:
+  - {name: p, node_type: n, nodes: 4}
+network:
+  topology: fat_tree
+  port_bandwidth: 12.5GBps
+  levels: [{radix: 4}]
+)";
+    }
+    const std::string head = "platform: " + platform + "\nmodel: resnet50\n";
+    const std::string why =
+        "precision: expected a precision every GPU the job may run on has a peak for: myv100 "
+        "(node type n of tiny) has no fp16 tensor-core peak (add tensor_fp16 to its catalog "
+        "entry, or use fp32), got \"fp16\"";
+    CHECK(error_of(head + "precision: fp16\nnodes: [2]\n") == "in.yaml:3:12: error: " + why);
+    CHECK(error_of(head + "nodes: [2]\n", {"precision=fp16"}) ==
+          "--set precision=fp16: error: " + why);
+    CHECK(error_of(head + "jobs:\n  - {name: a, nodes: 2, precision: fp16}\n") ==
+          "in.yaml:4:36: error: jobs[0]." + why);
+    // fp32, and bf16 and tf32 (priced at the fp32 rate without their tensor cores), run.
+    for (const char* p : {"fp32", "bf16", "tf32"})
+      CHECK(error_of(head + "precision: " + p + "\nnodes: [2]\n") == "no error");
+    std::filesystem::remove_all(dir);
+  }
+
+  TEST_CASE("run: an I/O job that starts after the training jobs ended is an error at its start") {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("scalecast-mix-late-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    {
+      std::ofstream f(dir / "mix.yaml");
+      f << R"(platform: summit
+precision: fp16
+iterations: 1
+calibration: [calibration/data/deepbench-v100.yaml]
+jobs:
+  - {name: a, model: resnet50, batch_per_gpu: 32, nodes: 1}
+  - {name: r, kind: io, nodes: 1, read_rate: 100GBps}
+)";
+    }
+    const auto run = [&](const std::string& args) {
+      const std::string cmd = kTool + " --quiet run " + (dir / "mix.yaml").string() + " " + args +
+                              " > " + (dir / "out.txt").string() + " 2> " +
+                              (dir / "err.txt").string();
+      return WEXITSTATUS(std::system(cmd.c_str()));
+    };
+    // It read nothing: "read 0.00 of 100.00 GB/s asked", bytes_read 0, exit 0.
+    CHECK(run("--set jobs.1.start=10s") == 1);
+    const std::string err = slurp(dir / "err.txt");
+    INFO(err);
+    CHECK(err.starts_with(
+        "--set jobs.1.start=10s: error: jobs[1].start: expected a start before the training "
+        "jobs end: I/O job 'r' has no duration, so it reads while they run, and they ended "
+        "before 10 s (give it a duration or an earlier start)"));
+    // A small rate in a unit that fits it ("read 0.00 of 0.00 GB/s asked" for 1 B/s).
+    CHECK(run("--set jobs.1.read_rate=1kBps --set jobs.1.request_size=1kB") == 0);
+    const std::string table = slurp(dir / "out.txt");
+    INFO(table);
+    CHECK(table.find(" of 1 kB/s asked") != std::string::npos);
+    CHECK(table.find("0.00 GB/s") == std::string::npos);
+    std::filesystem::remove_all(dir);
+  }
+
   TEST_CASE("jobs: a parameter-server job is refused at its strategy, block or not") {
     // It could be named but never configured: "parameter_server: required with strategy
     // parameter_server" without the block, "jobs[0].parameter_server: unknown key" with it.
