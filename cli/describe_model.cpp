@@ -54,6 +54,12 @@ int describe_transformer(const models::TransformerSpec& m, const DescribeModelOp
     fmt::print("{}", models::to_yaml(m));
     return kExitOk;
   }
+  // Beyond a learned position table the model has no embedding for the later positions: an
+  // error at --seq-len, as for a layer-graph model (gpt3_175b took 4096 and 2^30).
+  if (const std::string why = models::position_table_problem(m, options.seq_len); !why.empty()) {
+    std::fprintf(stderr, "--seq-len: error: %s\n", why.c_str());
+    return kExitInputError;
+  }
   const std::int64_t s = options.seq_len > 0 ? options.seq_len : m.seq_len;
   const models::FlopCount f = models::transformer_flops(m, s);
   const models::FlopCount half = models::transformer_flops(m, s, true);

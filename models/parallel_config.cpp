@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -17,6 +18,22 @@ using common::format_count;
 
 // Micro-batches per pipeline and step (first_problem): 10,000 on 2 DGX H100 (pp 2) took 38 s.
 constexpr std::int64_t kMaxMicroBatches = 4096;
+
+// A product of parallel degrees as a GPU count: exact, or "more than 9,223,372,036,854,775,807"
+// where 64 bits do not hold it (ParallelConfig::degree_product saturates).
+std::string gpu_product(std::int64_t n) {
+  return n == std::numeric_limits<std::int64_t>::max() ? "more than " + format_count(n)
+                                                       : format_count(n);
+}
+
+// The fewest transformer blocks of any pipeline rank (over its chunks), and that rank.
+std::pair<std::int64_t, int> fewest_rank_blocks(const TransformerSpec& m, const ParallelConfig& c) {
+  std::vector<std::int64_t> blocks(static_cast<std::size_t>(c.pp), 0);
+  for (const ChunkLayers& ch : chunk_layers(m, c))
+    blocks[static_cast<std::size_t>(ch.pp_rank)] += ch.layers;
+  const auto it = std::min_element(blocks.begin(), blocks.end());
+  return {*it, static_cast<int>(it - blocks.begin())};
+}
 
 // One rule broken: the key it is reported at and the message.
 struct Problem {
@@ -77,18 +94,21 @@ std::optional<Problem> first_problem(const ParallelConfig& c, const TransformerS
   }
   // A learned position table has a row per position up to the model's sequence length, as the
   // top-level seq_len is checked (scenarios/README.md); rotary positions have no table.
-  if (m.position == PositionKind::kLearned && m.seq_len > 0 && c.seq_len > m.seq_len)
-    return P("seq_len",
-             fmt::format("expected at most {} tokens, the learned position table of {} (a model "
-                         "with rotary positions has no such limit), got {}",
-                         m.seq_len, m.name, c.seq_len));
+  if (const std::string why = position_table_problem(m, c.seq_len); !why.empty())
+    return P("seq_len", why);
   if (c.cp > 1 && c.seq_len % (2 * c.cp) != 0)
     return P("cp", fmt::format("2 x cp = {} does not divide the sequence length {} (each rank "
                                "takes two chunks for causal load balancing)",
                                2 * c.cp, c.seq_len));
+  // In 64 bits: the int product wrapped (tp 8 x cp 1025 x dp 1,047,553 = 2^33 + 8 passed as
+  // the 8 GPUs of one node and failed inside the simulation).
   if (gpus > 0 && c.gpus() != gpus)
     return P("dp", fmt::format("tp {} x pp {} x cp {} x dp {} = {} GPUs, but the job has {}", c.tp,
-                               c.pp, c.cp, c.dp, format_count(c.gpus()), format_count(gpus)));
+                               c.pp, c.cp, c.dp, gpu_product(c.gpus()), format_count(gpus)));
+  if (c.gpus() > std::numeric_limits<int>::max())
+    return P("dp", fmt::format("tp {} x pp {} x cp {} x dp {} = {} GPUs; expected at most {}", c.tp,
+                               c.pp, c.cp, c.dp, gpu_product(c.gpus()),
+                               format_count(std::numeric_limits<int>::max())));
   if (c.global_batch % (c.dp * c.micro_batch) != 0)
     return P("global_batch",
              fmt::format("{} sequences do not split into micro-batches of {} over {} data-parallel "
@@ -121,6 +141,22 @@ std::optional<Problem> first_problem(const ParallelConfig& c, const TransformerS
              fmt::format("expected 1, or k >= 2 with recompute: full (every k-th block "
                          "checkpointed), got {} with recompute: {}",
                          c.recompute_every, to_string(c.recompute)));
+  // Every k-th block of a pipeline rank is checkpointed (TorchTitan counts the blocks of its
+  // process's model chunks): a k above a rank's blocks checkpoints none there, so recompute
+  // full with recompute_every 64 on Llama 3 8B's 32 blocks ran exactly as recompute none.
+  if (c.recompute == Recompute::kFull && c.recompute_every > 1) {
+    const auto [fewest, rank] = fewest_rank_blocks(m, c);
+    if (c.recompute_every > fewest)
+      return P(
+          "recompute_every",
+          fmt::format("expected at most {}, the transformer blocks of pipeline rank {} ({} "
+                      "over pp {}{}): every k-th block of a rank is checkpointed, so a "
+                      "larger k checkpoints none there, got {}",
+                      fewest, rank, m.layers, c.pp,
+                      c.virtual_stages > 1 ? fmt::format(" x virtual_stages {}", c.virtual_stages)
+                                           : std::string(),
+                      c.recompute_every));
+  }
   if (c.grad_reduce_bytes != 2 && c.grad_reduce_bytes != 4)
     return P("grad_reduce_dtype",
              fmt::format("expected 2 (bf16/fp16) or 4 (fp32) bytes per gradient element, got {}",
@@ -231,8 +267,9 @@ ParallelConfig parse_parallel(const ConfigNode& node, const TransformerSpec& mod
   if (node.has("dp")) {
     c.dp = node.int_field_or("dp", 1, kMax, 1);
   } else {
-    const int inner = c.tp * c.pp * c.cp;
-    c.dp = gpus > 0 && gpus % inner == 0 ? gpus / inner : 1;
+    // 64 bits: tp 65536 x pp 65536 wrapped to 0 and `gpus % inner` stopped the process (SIGFPE).
+    const std::int64_t inner = ParallelConfig::degree_product({c.tp, c.pp, c.cp});
+    c.dp = gpus > 0 && gpus % inner == 0 ? static_cast<int>(gpus / inner) : 1;
     dp_undivided = gpus > 0 && gpus % inner != 0;
   }
   if (auto n = node.optional("schedule"))
@@ -285,10 +322,13 @@ ParallelConfig parse_parallel(const ConfigNode& node, const TransformerSpec& mod
   if (dp_undivided) {
     // The model's own rules first (a TP that does not divide the heads says more), then this.
     const auto p = first_problem(c, model, 0);
-    if (p && p->key != "global_batch" && p->key != "sequence_parallel" && p->key != "zero_stage")
+    if (p && p->key != "global_batch" && p->key != "sequence_parallel" && p->key != "zero_stage" &&
+        p->key != "dp")
       (node.has(p->key) ? node.required(p->key) : node).fail(p->message);
-    node.fail(fmt::format("tp {} x pp {} x cp {} = {} does not divide the job's {} GPUs", c.tp,
-                          c.pp, c.cp, c.tp * c.pp * c.cp, format_count(gpus)));
+    const std::int64_t inner = ParallelConfig::degree_product({c.tp, c.pp, c.cp});
+    node.fail(fmt::format("tp {} x pp {} x cp {} = {} {} the job's {} GPUs", c.tp, c.pp, c.cp,
+                          gpu_product(inner), inner > gpus ? "is more than" : "does not divide",
+                          format_count(gpus)));
   }
   if (auto p = first_problem(c, model, gpus)) {
     // Derived values (dp, seq_len) are reported at the map when their key is absent.
@@ -309,7 +349,8 @@ void check_parallel(const ParallelConfig& config, const TransformerSpec& model, 
 }
 
 std::vector<ChunkLayers> chunk_layers(const TransformerSpec& model, const ParallelConfig& config) {
-  const int chunks = config.pp * config.virtual_stages;
+  const auto chunks =
+      static_cast<int>(ParallelConfig::degree_product({config.pp, config.virtual_stages}));
   std::vector<std::int64_t> sizes(static_cast<std::size_t>(chunks), model.layers / chunks);
   if (config.first_stage_layers > 0 || config.last_stage_layers > 0) {
     const std::int64_t fixed = config.first_stage_layers + config.last_stage_layers;

@@ -6,6 +6,8 @@
 // functions, not rename or remove these.
 
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,7 +74,20 @@ struct ParallelConfig {
   std::int64_t micro_batches() const {  // per iteration per pipeline
     return dp > 0 && micro_batch > 0 ? global_batch / (dp * micro_batch) : 0;
   }
-  int gpus() const { return tp * pp * cp * dp; }
+  // tp x pp x cp x dp in 64 bits (their int product wrapped: 8 x 1025 x 1,047,553 = 2^33 + 8
+  // passed as 8 GPUs), saturated at INT64_MAX (four degrees of 2^20 are 2^80).
+  std::int64_t gpus() const { return degree_product({tp, pp, cp, dp}); }
+  // Added. The product of parallel degrees (each >= 1), saturated at INT64_MAX.
+  static std::int64_t degree_product(std::initializer_list<int> degrees) {
+    std::int64_t out = 1;
+    for (const int d : degrees) {
+      if (d < 1) return 0;
+      if (out > std::numeric_limits<std::int64_t>::max() / d)
+        return std::numeric_limits<std::int64_t>::max();
+      out *= d;
+    }
+    return out;
+  }
   // ZeRO 3 under a pipeline schedule: FSDP as TorchTitan runs it, parameters gathered once per
   // iteration and gradients reduced once (models/README.md "DP comms").
   bool pipelined_fsdp() const { return zero_stage >= 3 && pp > 1; }

@@ -190,6 +190,14 @@ TransformerSpec parse_transformer(const ConfigNode& node) {
   return m;
 }
 
+std::string position_table_problem(const TransformerSpec& m, std::int64_t seq_len) {
+  if (m.position != PositionKind::kLearned || m.seq_len <= 0 || seq_len <= m.seq_len) return "";
+  return fmt::format(
+      "expected at most {} tokens, the learned position table of {} (a model with rotary "
+      "positions has no such limit), got {}",
+      m.seq_len, m.name, seq_len);
+}
+
 std::string describe(const TransformerSpec& m) {
   return fmt::format(
       "{} layers, d {}, FFN {} ({}), {} heads / {} KV heads (head dim {}), vocab {}, seq {}, {}, "

@@ -94,6 +94,11 @@ std::optional<TransformerSpec> load_transformer(const std::string& name_or_path)
 //               docs/performance.md)
 enum class FlopConvention { kModel, kCausal, kAllParams };
 double model_flops_per_token(const TransformerSpec& m, std::int64_t seq_len, FlopConvention c);
+// Added. Why `m` cannot take sequences of `seq_len` tokens: a learned position table has one row
+// per position up to m.seq_len (GPT-3: 2,048, Brown et al. 2020), rotary positions have no
+// table; "" when it can. The one message of parallel.seq_len, describe's --seq-len and a
+// validation point's seq_len.
+std::string position_table_problem(const TransformerSpec& m, std::int64_t seq_len);
 // The spec as a model file that load_transformer_string() reads back into an equal spec.
 std::string to_yaml(const TransformerSpec& m);
 

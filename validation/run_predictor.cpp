@@ -169,9 +169,10 @@ void check_node_counts(const ValidationFile& file) {
 
 void mark_unsimulatable(ValidationFile& file) {
   const std::string base_dir = base_dir_of(file.path);
-  std::map<std::string, std::string> platform_problem;  // by reference: "" when it loads
-  std::map<std::string, std::string> model_problem;     // by name and kind
-  std::map<std::string, models::Model> graph_models;    // loaded graph models, by name
+  std::map<std::string, std::string> platform_problem;        // by reference: "" when it loads
+  std::map<std::string, std::string> model_problem;           // by name and kind
+  std::map<std::string, models::Model> graph_models;          // loaded graph models, by name
+  std::map<std::string, models::TransformerSpec> llm_models;  // loaded transformers, by name
   for (ValidationPoint& p : file.points) {
     const std::string ref = platform_ref_of(p, base_dir);
     auto [it, fresh] = platform_problem.try_emplace(ref);
@@ -193,8 +194,11 @@ void mark_unsimulatable(ValidationFile& file) {
     if (new_model) {
       try {
         if (p.is_parallel()) {
-          if (!models::load_transformer(p.model))
+          if (auto t = models::load_transformer(p.model)) {
+            llm_models.emplace(p.model, *t);
+          } else {
             m->second = fmt::format("\"{}\" is not a transformer of the LLM zoo", p.model);
+          }
         } else {
           graph_models.emplace(p.model, models::load_model(p.model));
         }
@@ -206,6 +210,14 @@ void mark_unsimulatable(ValidationFile& file) {
     }
     if (!m->second.empty()) {
       p.unsimulatable = p.model_at.reason(m->second);
+      continue;
+    }
+    // A sequence beyond a learned position table (gpt3_1p7b at 8,192): at the point's seq_len,
+    // before any simulation, not as the simulator's refusal of the scenario validate wrote.
+    if (const auto llm = llm_models.find(p.model); p.is_parallel() && llm != llm_models.end()) {
+      const std::string problem =
+          p.seq_len ? models::position_table_problem(llm->second, *p.seq_len) : "";
+      if (!problem.empty()) p.unsimulatable = p.seq_len_at.reason(problem);
       continue;
     }
     const auto graph = graph_models.find(p.model);

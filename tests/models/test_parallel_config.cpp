@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
 #include "models/parallel_config.hpp"
@@ -225,5 +227,82 @@ TEST_SUITE("unit") {
     c.recompute = Recompute::kSelective;
     CHECK(training_flops_per_token(m, c, true) ==
           doctest::Approx((3 * f.forward + 96 * f.layer_attention) * per));
+  }
+
+  // Hostile inputs (LLM path): degrees whose int product wrapped, a recompute_every that
+  // checkpoints nothing, a sequence beyond a learned position table.
+  TEST_CASE("llm hostile: degree products are 64-bit, never wrapped") {
+    // tp x pp wrapped to 0 and `gpus % inner` stopped the process with SIGFPE.
+    const std::string huge =
+        error_of("parallel: {tp: 65536, pp: 65536, global_batch: 16}\n", "llama3_8b", 8);
+    CHECK(huge.find("s.yaml:1:16: error: parallel.tp: 65536 does not divide") == 0);
+    // With the model's rules passed, the product itself (no dp: at the map).
+    TransformerSpec deep = zoo("llama3_8b");
+    deep.layers = 65536;
+    deep.heads = deep.kv_heads = 1;
+    deep.ffn = 8;
+    const ConfigNode root = ConfigNode::load_string(
+        "parallel: {pp: 65536, cp: 65536, seq_len: 131072, global_batch: 16}\n", "s.yaml");
+    try {
+      parse_parallel(root.required("parallel"), deep, 8);
+      FAIL("no error");
+    } catch (const ConfigError& e) {
+      CHECK(std::string(e.what()) ==
+            "s.yaml:1:11: error: parallel: tp 1 x pp 65536 x cp 65536 = 4,294,967,296 is more "
+            "than the job's 8 GPUs");
+    }
+    // 8 x 1025 x 1,047,553 = 2^33 + 8 wrapped to the job's 8 GPUs.
+    CHECK(error_of("parallel: {tp: 8, cp: 1025, dp: 1047553, seq_len: 8200, "
+                   "global_batch: 1047553}\n",
+                   "llama3_8b", 8) ==
+          "s.yaml:1:33: error: parallel.dp: tp 8 x pp 1 x cp 1025 x dp 1047553 = 8,589,934,600 "
+          "GPUs, but the job has 8");
+    CHECK(error_of("parallel: {cp: 1048575, dp: 4097, seq_len: 2097150, global_batch: 4097}\n",
+                   "llama3_8b", 8)
+              .find("= 4,296,011,775 GPUs, but the job has 8") != std::string::npos);
+    ParallelConfig c;
+    c.tp = c.pp = c.cp = c.dp = 1 << 20;  // 2^80: saturated, not wrapped
+    CHECK(c.gpus() == std::numeric_limits<std::int64_t>::max());
+    c.tp = 8;
+    c.pp = 1;
+    c.cp = 1025;
+    c.dp = 1047553;
+    CHECK(c.gpus() == 8589934600);
+  }
+
+  TEST_CASE("llm hostile: recompute_every at most the blocks of a pipeline rank") {
+    // k above a rank's blocks checkpointed none: byte-identical to recompute none.
+    for (const char* k : {"64", "1048576", "33"})
+      CHECK(error_of(fmt::format("parallel: {{tp: 8, global_batch: 16, recompute: full, "
+                                 "recompute_every: {}}}\n",
+                                 k),
+                     "llama3_8b", 8)
+                .find("parallel.recompute_every: expected at most 32, the transformer blocks of "
+                      "pipeline rank 0") != std::string::npos);
+    CHECK(error_of("parallel: {tp: 2, pp: 4, global_batch: 16, recompute: full, "
+                   "recompute_every: 9}\n",
+                   "llama3_8b", 8)
+              .find("expected at most 8, the transformer blocks of pipeline rank 0 (32 over pp "
+                    "4)") != std::string::npos);
+    CHECK(parse("parallel: {tp: 8, global_batch: 16, recompute: full, recompute_every: 32}\n",
+                "llama3_8b", 8)
+              .recompute_every == 32);
+    CHECK(parse("parallel: {tp: 2, pp: 4, global_batch: 16, recompute: full, "
+                "recompute_every: 8}\n",
+                "llama3_8b", 8)
+              .recompute_every == 8);
+  }
+
+  TEST_CASE("llm hostile: a sequence beyond a learned position table, one message") {
+    // GPT-3: learned positions, a 2,048 context (Brown et al. 2020).
+    const TransformerSpec g = zoo("gpt3_175b");
+    CHECK(g.position == PositionKind::kLearned);
+    CHECK(position_table_problem(g, 2048).empty());
+    CHECK(position_table_problem(g, 4096) ==
+          "expected at most 2048 tokens, the learned position table of gpt3_175b (a model with "
+          "rotary positions has no such limit), got 4096");
+    CHECK(position_table_problem(zoo("llama3_8b"), 1 << 30).empty());
+    CHECK(error_of("parallel: {tp: 8, global_batch: 16, seq_len: 2049}\n", "gpt3_1p7b", 8)
+              .find("parallel.seq_len: expected at most 2048 tokens") != std::string::npos);
   }
 }
