@@ -19,7 +19,9 @@
 #include "models/zoo.hpp"
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
+#include "sim/llm_setup.hpp"
 #include "sim/multi_job_scenario.hpp"
+#include "sim/variability.hpp"
 
 namespace scalecast::cli {
 namespace {
@@ -120,7 +122,17 @@ std::string file_fingerprint(const std::string& path) {
 
 void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes,
                            int gpus_per_node) {
-  if (s.multi || s.llm) return;
+  if (s.multi) return;
+  if (s.llm) {
+    // An LLM point's cost is its micro-batches x blocks x stages and its DP rings
+    // (sim::estimate_llm_work); one it refuses outright failed at load.
+    const sim::Variability v{s.compute_noise_cv, s.straggler_fraction, s.straggler_slowdown, 0};
+    const int replicas = v.varied() ? s.llm->parallel.dp : 1;
+    const std::string slow = sim::llm_cost_warning(
+        sim::estimate_llm_work(*s.llm, gpus_per_node, replicas), s.warmup + s.iterations);
+    if (!slow.empty()) spdlog::warn("{}", slow);
+    return;
+  }
   for (int n : nodes) {
     const std::string slow = sim::flow_cost_warning(s.fidelity, s.flow_limit_gpus,
                                                     s.allreduce.algorithm, n, gpus_per_node);

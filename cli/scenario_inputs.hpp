@@ -42,7 +42,8 @@ std::string file_fingerprint(const std::string& path);
 // common::ConfigError. Returns the loaded scenario.
 // Warns (before any point starts) for each of `nodes` that runs at flow fidelity with an
 // all-reduce of more than sim::kFlowWarnCommunications communications (sim::flow_cost_warning):
-// such a point takes minutes to hours. Data-parallel scenarios only.
+// such a point takes minutes to hours. An LLM scenario warns when sim::estimate_llm_work puts
+// its run above sim::kLlmWarnSeconds (sim/README.md, "LLM job cost").
 void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes,
                            int gpus_per_node);
 

@@ -147,9 +147,10 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
     const int st = s.stage_of(slot), r = s.replica_of(slot);
     sg4::Actor::create(
         s.spec.name + (r > 0 ? ".r" + std::to_string(r) : "") + ".stage" + std::to_string(st), h,
-        [&s, slot] { s.stage_main(slot); });
+        [&s, slot] { s.guarded([&s, slot] { s.stage_main(slot); }); });
     if (r == 0)
-      sg4::Actor::create(s.spec.name + ".dp" + std::to_string(st), h, [&s, st] { s.dp_main(st); });
+      sg4::Actor::create(s.spec.name + ".dp" + std::to_string(st), h,
+                         [&s, st] { s.guarded([&s, st] { s.dp_main(st); }); });
   }
 }
 
@@ -157,6 +158,8 @@ PipelineJob::~PipelineJob() = default;
 
 PipelineResult PipelineJob::result() const {
   const State& s = *state_;
+  // A point out of memory says so (cli/app.cpp's message), as the data-parallel job does.
+  if (s.failure) std::rethrow_exception(s.failure);
   PipelineResult r;
   r.name = s.spec.name;
   r.gpus = s.layout.ranks();

@@ -6,9 +6,11 @@
 #include <simgrid/s4u.hpp>
 
 #include <array>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -85,6 +87,18 @@ struct PipelineJob::State {
   // gathered output), per transfer for a ring exchange.
   static double call_bytes(const models::LlmComm& c) {
     return c.full_bytes > 0.0 ? c.full_bytes : c.bytes;
+  }
+
+  // Out of memory inside an actor: an exception there ended the process with SIGABRT (exit 4
+  // and no message). The actor records it and stops the job; result() rethrows it.
+  std::exception_ptr failure;
+  void guarded(const std::function<void()>& body) {
+    try {
+      body();
+    } catch (const std::bad_alloc&) {
+      if (!failure) failure = std::current_exception();
+      sg4::Actor::kill_all();
+    }
   }
 
   explicit State(PipelineJobSpec s) : spec(std::move(s)), layout(spec.parallel) {}
