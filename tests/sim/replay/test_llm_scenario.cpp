@@ -157,7 +157,10 @@ TEST_SUITE("unit") {
     CHECK(r.tokens_per_iteration == 16.0 * 2048);
     CHECK(r.mfu() > 0.05);
     CHECK(r.mfu() < 1.0);
-    CHECK(r.hfu() >= r.mfu());
+    // Without recomputation the GPUs execute the model FLOPs less attention's masked half
+    // (flash_attention's causal kernel): HFU is below MFU, by a few per cent at 2,048 tokens.
+    CHECK(r.hfu() < r.mfu());
+    CHECK(r.hfu() > 0.9 * r.mfu());
     CHECK(r.stage_gpu[0] == r.stage_gpu[1]);
     CHECK(r.memory.size() == 2);
   }
