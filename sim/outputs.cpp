@@ -133,6 +133,23 @@ std::string num(double v) { return fmt::format("{:.9g}", v); }
 
 }  // namespace
 
+// Declared in sim/scenario.hpp (the trace keys are the scenario's).
+std::vector<int> trace_nodes_for(const Scenario& s, int nodes) {
+  std::vector<int> out;
+  if (!s.trace_node_list.empty()) {
+    for (int n : s.trace_node_list)
+      if (n < nodes) out.push_back(n);
+  } else {
+    // An even sample: first, last and evenly spaced between.
+    const int k = std::min(std::max(1, s.trace_nodes), nodes);
+    for (int i = 0; i < k; ++i)
+      out.push_back(k == 1 ? 0 : static_cast<int>((static_cast<long>(nodes - 1) * i) / (k - 1)));
+  }
+  if (out.empty() || out.front() != 0) out.insert(out.begin(), 0);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 void write_point_files(const std::string& dir, const JobResult& r) {
   // With a staged input pipeline: rank 0's storage-read and decode time inside each iteration
   // (those stages work on later batches while this one computes).

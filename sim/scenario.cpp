@@ -505,7 +505,8 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
 namespace {
 
 // An error in a value an override set names the override ("--set warmup=abc: error: warmup:
-// ..."), not the scenario file's line the key happens to sit at.
+// ..."), not the scenario file's line the key happens to sit at; so does one at a key the
+// override created on its way (--set a.b.c=1: "a: unknown key" at the root's place).
 bool under(const std::string& path, const std::string& key) {
   return path == key || (path.size() > key.size() && path.compare(0, key.size(), key) == 0 &&
                          (path[key.size()] == '.' || path[key.size()] == '['));
@@ -542,6 +543,21 @@ void relocate_overridden(Scenario& s,
   }
 }
 
+// The error's key is one no file gave: an override made it on its way (its node has no mark).
+bool created(const ConfigNode& root, const ConfigError& e) {
+  YAML::Node cur = root.raw();
+  std::string part;
+  for (const char c : e.key_path() + ".") {
+    if (c != '.' && c != '[' && c != ']') part += c;
+    if ((c != '.' && c != '[') || part.empty()) continue;
+    if (cur.IsSequence() && part.find_first_not_of("0123456789") != std::string::npos) return false;
+    const YAML::Node at = cur, next = cur.IsSequence() ? at[std::stoul(part)] : at[part];
+    cur.reset(next);
+    part.clear();
+  }
+  return !e.key_path().empty() && cur.IsDefined() && cur.Mark().is_null();
+}
+
 Scenario load_with(ConfigNode root, const std::string& source,
                    const std::vector<std::pair<std::string, std::string>>& overrides) {
   std::vector<std::string> paths;  // each override's key as error paths spell it
@@ -554,7 +570,7 @@ Scenario load_with(ConfigNode root, const std::string& source,
   } catch (const ConfigError& e) {
     if (e.file() != root.file()) throw;  // from a platform or model file
     for (std::size_t i = overrides.size(); i-- > 0;) {
-      if (under(e.key_path(), paths[i]))
+      if (under(e.key_path(), paths[i]) || (under(paths[i], e.key_path()) && created(root, e)))
         throw ConfigError(override_name(overrides[i].first, overrides[i].second), 0, 0,
                           e.key_path(), e.message());
     }
@@ -579,22 +595,6 @@ std::int64_t effective_seq_len(const Scenario& s) {
   const models::Model model = models::load_model(s.model);
   if (!model.input.tokens) return 0;
   return s.seq_len > 0 ? s.seq_len : model.input.seq_len;
-}
-
-std::vector<int> trace_nodes_for(const Scenario& s, int nodes) {
-  std::vector<int> out;
-  if (!s.trace_node_list.empty()) {
-    for (int n : s.trace_node_list)
-      if (n < nodes) out.push_back(n);
-  } else {
-    // An even sample: first, last and evenly spaced between.
-    const int k = std::min(std::max(1, s.trace_nodes), nodes);
-    for (int i = 0; i < k; ++i)
-      out.push_back(k == 1 ? 0 : static_cast<int>((static_cast<long>(nodes - 1) * i) / (k - 1)));
-  }
-  if (out.empty() || out.front() != 0) out.insert(out.begin(), 0);
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
 }  // namespace scalecast::sim
