@@ -158,6 +158,16 @@ void check_node_counts(const ValidationFile& file) {
       }
     }
     if (!it->second) continue;
+    // A point builds its own nodes, at most kMaxBuiltNodes (sim/cluster.cpp says so for run):
+    // beyond, its simulation ran out of memory instead of the file stopping here.
+    if (p.nodes > platforms::kMaxBuiltNodes)
+      throw common::ConfigError(
+          file.path, p.nodes_line, p.nodes_column, p.nodes_key,
+          fmt::format("point {}: expected at most {} nodes, got {}: one simulation builds at most "
+                      "{} nodes",
+                      p.id, common::format_count(platforms::kMaxBuiltNodes),
+                      common::format_count(p.nodes),
+                      common::format_count(platforms::kMaxBuiltNodes)));
     const long size = std::max<long>(it->second->total_nodes(), p.nodes);
     const std::string problem = platforms::node_count_problem(*it->second, size);
     if (!problem.empty()) {

@@ -39,6 +39,31 @@ std::string non_empty_string(const ConfigNode& node) {
   return s;
 }
 
+// A point id is printed in tables on a terminal: a control character (a YAML escape such as
+// "\u0007" gets one past the file's own byte check) or a bidirectional override (U+202E turns
+// the rest of the row around) would garble or disguise the row. Returns the id.
+std::string printable_id(const ConfigNode& node) {
+  const std::string id = non_empty_string(node);
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    const auto b = [&](std::size_t k) {
+      return k < id.size() ? static_cast<unsigned char>(id[k]) : 0u;
+    };
+    const unsigned c = b(i);
+    const bool c0 = c < 0x20 || c == 0x7f, c1 = c == 0xc2 && b(i + 1) >= 0x80 && b(i + 1) <= 0x9f;
+    const bool bidi =
+        (c == 0xe2 && b(i + 1) == 0x80 &&
+         (b(i + 2) == 0x8e || b(i + 2) == 0x8f || (b(i + 2) >= 0xaa && b(i + 2) <= 0xae))) ||
+        (c == 0xe2 && b(i + 1) == 0x81 && b(i + 2) >= 0xa6 && b(i + 2) <= 0xa9) ||
+        (c == 0xd8 && b(i + 1) == 0x9c);
+    if (c0 || c1 || bidi)
+      node.fail(
+          fmt::format("expected an id without control or bidirectional-override characters "
+                      "(byte {} of it is one: 0x{:02x})",
+                      i + 1, c));
+  }
+  return id;
+}
+
 // The LLM metrics of parallel points (section 9), in the file's key order.
 const std::vector<std::pair<std::string, MeasuredKind>>& llm_metrics() {
   static const std::vector<std::pair<std::string, MeasuredKind>> m = {
@@ -198,7 +223,7 @@ ValidationPoint parse_point(const ConfigNode& node) {
        "anchor",    "source",    "notes"});
   ValidationPoint p;
   p.line = node.line();
-  p.id = non_empty_string(node.required("id"));
+  p.id = printable_id(node.required("id"));
   p.system = non_empty_string(node.required("system"));
   p.system_at = KeyAt::of(node.required("system"));
   if (auto n = node.optional("network")) p.network = n->as_string();

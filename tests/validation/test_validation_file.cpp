@@ -104,6 +104,22 @@ TEST_SUITE("unit") {
           "'batch_per_gpu'?)");
   }
 
+  TEST_CASE("an id with a control or bidirectional-override character is refused") {
+    // validate printed them raw: BEL rang the terminal, U+202E reversed the rest of the row.
+    const std::string where =
+        "v.yaml:3:9: error: points[0].id: expected an id without control or "
+        "bidirectional-override characters ";
+    CHECK(error_of(replace_line(kGood, 3, "  - id: \"A\\u0007\"")) ==
+          where + "(byte 2 of it is one: 0x07)");
+    CHECK(error_of(replace_line(kGood, 3, "  - id: \"A\\u202Eevil\"")) ==
+          where + "(byte 2 of it is one: 0xe2)");
+    CHECK(error_of(replace_line(kGood, 3, "  - id: \"A\\u0085\"")) ==
+          where + "(byte 2 of it is one: 0xc2)");
+    // Other scripts are fine (the anchor that named A1 is then unknown, a later check).
+    CHECK(error_of(replace_line(kGood, 3, "  - id: \"\u0422\u0422-\u041d100\""))
+              .find("anchor: no point with id \"A1\"") != std::string::npos);
+  }
+
   TEST_CASE("missing required key points at the point") {
     CHECK(error_of(replace_line(kGood, 15, "")) ==
           "v.yaml:3:5: error: points[0]: missing required key 'source'");
