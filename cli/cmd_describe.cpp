@@ -45,17 +45,22 @@ void add_describe_command(CLI::App& app, Action& action) {
       sub->add_subcommand("model", "Per-layer table (shapes, params, FLOPs, bytes) and totals");
   m->add_option("name", model->name, "Zoo model name (e.g. resnet50) or path to a model YAML file")
       ->required();
-  m->add_option("-b,--batch", model->batch, "Samples per GPU")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  m->add_option("--precision", model->precision, "fp32, fp16 (mixed), bf16 or tf32")
-      ->check(CLI::IsMember({"fp32", "fp16", "bf16", "tf32"}))
-      ->capture_default_str();
+  CLI::Option* batch = m->add_option("-b,--batch", model->batch, "Samples per GPU")
+                           ->check(CLI::Range(1, 1000000))
+                           ->capture_default_str();
+  CLI::Option* precision =
+      m->add_option("--precision", model->precision, "fp32, fp16 (mixed), bf16 or tf32")
+          ->check(CLI::IsMember({"fp32", "fp16", "bf16", "tf32"}))
+          ->capture_default_str();
   m->add_option("--seq-len", model->seq_len, "Sequence length for transformers (0: model default)")
       ->check(CLI::Range(0, 1073741824));
   m->add_flag("--yaml", model->yaml,
               "Print the model in the description format (a starting point for your own)");
-  m->callback([model, &action] { action = [model] { return describe_model(*model); }; });
+  m->callback([model, batch, precision, &action] {
+    model->batch_given = batch->count() > 0;
+    model->precision_given = precision->count() > 0;
+    action = [model] { return describe_model(*model); };
+  });
 
   auto calib = std::make_shared<std::string>();
   CLI::App* c =

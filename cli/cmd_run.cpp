@@ -140,9 +140,10 @@ int run_scenario(const RunOptions& o) {
   const sim::MachineSizes sizes =
       s.multi ? sim::MachineSizes{} : sim::check_node_counts(s, s.nodes);
   if (sizes.largest_nodes != sizes.file_nodes) {
-    spdlog::info(
-        "{}: the machine is resized from the platform file's {} nodes to {} (cluster.nodes)",
-        s.platform, sizes.file_nodes, sizes.largest_nodes);
+    spdlog::info("{}: the machine is resized from the platform file's {} nodes to {} ({})",
+                 s.platform, sizes.file_nodes, sizes.largest_nodes,
+                 s.cluster_nodes > 0 ? "cluster.nodes"
+                                     : "cluster.nodes: fit, grown to the largest point's nodes");
   }
   // A flow point that will take minutes says so before it starts (issue 18: flow costs one
   // communication per ring step and rank).

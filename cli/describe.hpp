@@ -13,6 +13,9 @@ struct DescribeModelOptions {
   std::string precision = "fp32";
   int seq_len = 0;    // transformers: sequence length (0 = model default)
   bool yaml = false;  // print the model description (YAML) instead of the table
+  // Given on the command line: a transformer is described per sequence and per token, so
+  // neither applies to it (they were silently ignored).
+  bool batch_given = false, precision_given = false;
 };
 
 int describe_units();

@@ -50,6 +50,13 @@ std::string description_of(const models::Model& m) {
 // An LLM-zoo transformer or a `transformer:` model file: the architecture, parameter count and
 // FLOPs per token (models/README.md, "LLM models").
 int describe_transformer(const models::TransformerSpec& m, const DescribeModelOptions& options) {
+  if (options.batch_given || options.precision_given) {
+    std::fprintf(stderr,
+                 "%s: error: '%s' is a transformer, described per sequence and per token: the "
+                 "option does not apply (a scenario's parallel: map sets batch and precision)\n",
+                 options.batch_given ? "--batch" : "--precision", m.name.c_str());
+    return kExitUsage;
+  }
   if (options.yaml) {
     fmt::print("{}", models::to_yaml(m));
     return kExitOk;
