@@ -2,21 +2,8 @@
 # Hostile-user checks of the command line (issue 14 part B), one case per ctest entry. Each
 # case checks the exit status as well as the output.
 # usage: hardening.sh SCALECAST CASE
-set -uo pipefail
-exe=$1
-case_name=$2
-D=$(mktemp -d)
-trap 'rm -rf "$D"' EXIT
-fail() { echo "FAIL ($case_name): $*"; exit 1; }
-# expect RC PATTERN CMD...: runs CMD, checks the exit status and that stderr matches PATTERN.
-expect() {
-  local want=$1 pattern=$2
-  shift 2
-  "$@" >"$D/out.txt" 2>"$D/err.txt"
-  local rc=$?
-  [[ $rc -eq $want ]] || fail "exit $rc, expected $want: $* ; stderr: $(cat "$D/err.txt")"
-  [[ -z $pattern ]] || grep -Eq -- "$pattern" "$D/err.txt" || fail "stderr does not match '$pattern': $(cat "$D/err.txt")"
-}
+# shellcheck source=tests/cli/case_lib.sh
+source "$(dirname "$0")/case_lib.sh" "$@"
 scen=scenarios/summit-resnet50.yaml
 quick=(--set 'nodes=[1,2]' --set iterations=1)
 

@@ -3,21 +3,8 @@
 # wrapped in int, a sequence beyond a learned position table, a recompute_every that checkpoints
 # nothing, and jobs whose simulated work is refused at load or warned about before they start.
 # usage: llm_hostile.sh SCALECAST CASE   (run from the repository root)
-set -uo pipefail
-exe=$1
-case_name=$2
-D=$(mktemp -d)
-trap 'rm -rf "$D"' EXIT
-fail() { echo "FAIL ($case_name): $*"; exit 1; }
-# expect RC PATTERN CMD...: runs CMD, checks the exit status and that stderr matches PATTERN.
-expect() {
-  local want=$1 pattern=$2
-  shift 2
-  "$@" >"$D/out.txt" 2>"$D/err.txt"
-  local rc=$?
-  [[ $rc -eq $want ]] || fail "exit $rc, expected $want: $* ; stderr: $(cat "$D/err.txt")"
-  [[ -z $pattern ]] || grep -Eq -- "$pattern" "$D/err.txt" || fail "stderr does not match '$pattern': $(cat "$D/err.txt")"
-}
+# shellcheck source=tests/cli/case_lib.sh
+source "$(dirname "$0")/case_lib.sh" "$@"
 llama() {  # llama3_8b on one DGX H100 with the given parallel map
   printf 'platform: dgx-h100\nmodel: llama3_8b\nnodes: 1\nparallel: %s\niterations: 1\nwarmup: 0\n' "$1" >"$D/s.yaml"
 }

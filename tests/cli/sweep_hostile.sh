@@ -6,21 +6,8 @@
 # wrote into the original), and each result's figures must be its planned point's before the
 # merge writes them into sweep.csv. One case per ctest entry; each checks exit status and stderr.
 # usage: sweep_hostile.sh SCALECAST CASE
-set -uo pipefail
-exe=$1
-case_name=$2
-D=$(mktemp -d)
-trap 'rm -rf "$D"' EXIT
-fail() { echo "FAIL ($case_name): $*"; exit 1; }
-# expect RC PATTERN CMD...: runs CMD, checks the exit status and that stderr matches PATTERN.
-expect() {
-  local want=$1 pattern=$2
-  shift 2
-  "$@" >"$D/out.txt" 2>"$D/err.txt"
-  local rc=$?
-  [[ $rc -eq $want ]] || fail "exit $rc, expected $want: $* ; stderr: $(cat "$D/err.txt")"
-  [[ -z $pattern ]] || grep -Eq -- "$pattern" "$D/err.txt" || fail "stderr does not match '$pattern': $(cat "$D/err.txt")"
-}
+# shellcheck source=tests/cli/case_lib.sh
+source "$(dirname "$0")/case_lib.sh" "$@"
 # edit FILE PYTHON: runs PYTHON with `j` the file's JSON, and writes `j` back.
 edit() {
   /usr/bin/python3 -c "import json,sys; f=sys.argv[1]; j=json.load(open(f)); $2; json.dump(j, open(f, 'w'), indent=2)" "$1" ||
