@@ -87,18 +87,21 @@ std::vector<SweepPlan::Input> inputs_of(const Json& j) {
                   what, plan.dir, plan.dir));
 }
 
+// A point as its line of points.jsonl holds it.
+Json point_line(const PlannedPoint& q) {
+  Json j;
+  j["id"] = q.id;
+  j["combo"] = q.combo;
+  j["nodes"] = q.nodes;
+  j["gpus_per_node"] = q.gpus_per_node;
+  j["role"] = q.role;
+  j["out_dir"] = q.folder;  // relative: a copied or moved folder works on itself
+  return j;
+}
+
 std::string points_jsonl(const SweepPlan& p) {
   std::string out;
-  for (const PlannedPoint& q : p.points) {
-    Json j;
-    j["id"] = q.id;
-    j["combo"] = q.combo;
-    j["nodes"] = q.nodes;
-    j["gpus_per_node"] = q.gpus_per_node;
-    j["role"] = q.role;
-    j["out_dir"] = q.folder;  // relative: a copied or moved folder works on itself
-    out += j.dump() + "\n";
-  }
+  for (const PlannedPoint& q : p.points) out += point_line(q).dump() + "\n";
   return out;
 }
 
@@ -328,13 +331,7 @@ void check_points_file(const SweepPlan& plan) {
     if (n >= plan.points.size()) throw count_differs(n + 1);
     const PlannedPoint& want = plan.points[n];
     const auto differs = [&] {
-      Json w;
-      w["id"] = want.id;
-      w["combo"] = want.combo;
-      w["nodes"] = want.nodes;
-      w["gpus_per_node"] = want.gpus_per_node;
-      w["role"] = want.role;
-      w["out_dir"] = want.folder;
+      const Json w = point_line(want);
       return malformed_error(path, static_cast<int>(n + 1), "",
                              fmt::format("expected point {} as plan.json gives it, {}, got {}",
                                          want.id, w.dump(), shown(line)));

@@ -47,6 +47,17 @@ std::vector<std::string> route_names(simgrid::s4u::Host* a, simgrid::s4u::Host* 
   return out;
 }
 
+// What the parent says of a scenario's node counts: its error, or "accepted".
+std::string at(const std::string& yaml) {
+  const Scenario s = load_scenario_text(yaml, "s.yaml");
+  try {
+    check_node_counts(s, s.nodes);
+  } catch (const common::ConfigError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
 using Links = std::vector<std::pair<std::string, long>>;
 
 TEST_SUITE("unit") {
@@ -162,15 +173,6 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("the parent rejects a node count at its scenario key") {
-    const auto at = [](const std::string& yaml) {
-      const Scenario s = load_scenario_text(yaml, "s.yaml");
-      try {
-        check_node_counts(s, s.nodes);
-      } catch (const common::ConfigError& e) {
-        return std::string(e.what());
-      }
-      return std::string("accepted");
-    };
     const std::string head = "platform: gce-v100-8gpu\nmodel: resnet50\n";
     CHECK(at(head + "nodes: [1]\n") == "accepted");
     const std::string bad = at(head + "nodes: [1, 2]\n");
@@ -212,15 +214,6 @@ TEST_SUITE("unit") {
   TEST_CASE("a packed point of more nodes than one simulation builds is an error at its nodes") {
     // nodes: [300000] grew the machine and was OOM-killed after 110 s (16 GB); a packed point
     // builds its own nodes, so only its count matters, not the machine's.
-    const auto at = [](const std::string& yaml) {
-      const Scenario s = load_scenario_text(yaml, "s.yaml");
-      try {
-        check_node_counts(s, s.nodes);
-      } catch (const common::ConfigError& e) {
-        return std::string(e.what());
-      }
-      return std::string("accepted");
-    };
     const std::string summit = "platform: summit\nmodel: resnet50\n";
     CHECK(at(summit + "nodes: [2, 250000]\n") ==
           "s.yaml:3:12: error: nodes[1]: expected at most 200,000 nodes, got 250,000: one "
