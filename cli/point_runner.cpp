@@ -170,12 +170,12 @@ std::vector<nlohmann::ordered_json> run_with_baselines(const std::string& scenar
   const bool single = nodes.size() == 1;
   for (int n : nodes) {
     std::string dir;
-    if (!out_dir.empty()) dir = single ? out_dir : out_dir + "/nodes-" + std::to_string(n);
+    if (!out_dir.empty()) dir = single ? out_dir : out_dir + "/" + sim::nodes_folder(n);
     // With several node counts each point keeps its own summary next to its files as soon as
     // it finishes (nodes-N/point.json), so an interrupted run keeps the numbers of the points
     // it finished, not only their traces; summary.json, written at the end, adds efficiencies.
     points.push_back(
-        {scenario, overrides, n, 0, dir, single || dir.empty() ? "" : dir + "/point.json"});
+        {scenario, overrides, n, 0, dir, single || dir.empty() ? "" : dir + "/" + sim::kPointJson});
   }
   // Baselines: one GPU, and one node (unless the list has it).
   points.push_back({scenario, overrides, 1, 1, "", ""});

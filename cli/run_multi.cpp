@@ -110,7 +110,7 @@ void write_mix_trace(const std::string& out_dir, const std::vector<std::string>&
   int base = 0;
   for (const std::string& name : jobs) {
     const std::filesystem::path file =
-        std::filesystem::path(out_dir) / "jobs" / name / "trace.json";
+        std::filesystem::path(out_dir) / sim::job_folder(name) / "trace.json";
     std::ifstream in(file);
     if (!in) throw std::runtime_error("cannot read " + file.string() + " to merge the mix's trace");
     ordered_json t = ordered_json::parse(in);
@@ -194,7 +194,8 @@ int run_multi_point(const std::string& scenario, const std::vector<std::string>&
   std::size_t dp = 0, llm = 0;
   for (std::size_t k = 0; k < m.jobs.size(); ++k) {
     const sim::MixJob& job = m.jobs[k];
-    const std::string dir = which < 0 && !point_dir.empty() ? point_dir + "/jobs/" + job.name : "";
+    const std::string dir =
+        which < 0 && !point_dir.empty() ? point_dir + "/" + sim::job_folder(job.name) : "";
     if (dp < r.job_index.size() && r.job_index[dp] == static_cast<int>(k)) {
       out["training"].push_back(training_json(job, r.training[dp]));
       if (!dir.empty()) sim::write_point_files(dir, r.training[dp]);

@@ -45,7 +45,8 @@ std::vector<std::string> planned_outputs(const sim::Scenario& s) {
   if (s.multi) {
     for (int k : s.multi->training()) {
       const sim::MixJob& job = s.multi->jobs[static_cast<std::size_t>(k)];
-      add_in(out, "jobs/" + job.name, job.scenario.llm ? sim::kLlmPointFiles : sim::kPointFiles);
+      add_in(out, sim::job_folder(job.name),
+             job.scenario.llm ? sim::kLlmPointFiles : sim::kPointFiles);
     }
     out.push_back("trace.json");  // the jobs' traces in one (run_multi.cpp write_mix_trace)
   } else if (s.llm) {
@@ -54,8 +55,8 @@ std::vector<std::string> planned_outputs(const sim::Scenario& s) {
     add_in(out, "", sim::kPointFiles);
   } else {
     for (int n : s.nodes) {
-      const std::string folder = "nodes-" + std::to_string(n);
-      out.push_back(folder + "/point.json");
+      const std::string folder = sim::nodes_folder(n);
+      out.push_back(folder + "/" + sim::kPointJson);
       add_in(out, folder, sim::kPointFiles);
     }
   }

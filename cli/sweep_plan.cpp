@@ -240,7 +240,7 @@ std::vector<PlannedPoint> plan_points(std::size_t combos, const std::vector<int>
     const std::string cdir = combo_folder(combos, c);
     for (int n : nodes)
       points.push_back({static_cast<int>(points.size()), c, n, 0, "point",
-                        nodes.size() == 1 ? cdir : cdir + "/nodes-" + std::to_string(n)});
+                        nodes.size() == 1 ? cdir : cdir + "/" + sim::nodes_folder(n)});
     if (llm) continue;  // an LLM job has one size: no 1-GPU or 1-node baseline
     points.push_back({static_cast<int>(points.size()), c, 1, 1, "one_gpu", ""});
     if (!has_one_node) points.push_back({static_cast<int>(points.size()), c, 1, 0, "one_node", ""});

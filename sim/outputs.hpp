@@ -23,6 +23,13 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& res
 void add_efficiency(nlohmann::ordered_json& point, double throughput_1_gpu,
                     double throughput_1_node);
 
+// Where a run puts a point's files inside its --out folder (the writers and run --out's manifest
+// both name them so): nodes-N/ per node count of a list, with that point's own point.json, and
+// jobs/NAME/ per training job of a `jobs:` scenario.
+inline std::string nodes_folder(int nodes) { return "nodes-" + std::to_string(nodes); }
+inline std::string job_folder(const std::string& job) { return "jobs/" + job; }
+inline constexpr const char* kPointJson = "point.json";
+
 // The per-point files: iterations.csv, ops.csv, trace.json into `dir`.
 inline const std::vector<std::string> kPointFiles = {"iterations.csv", "ops.csv", "trace.json"};
 void write_point_files(const std::string& dir, const JobResult& result);
