@@ -7,6 +7,7 @@
 
 #include "sim/bucket_plan.hpp"
 #include "sim/engine_setup.hpp"
+#include "sim/intra_rings.hpp"
 #include "sim/job_state.hpp"
 #include "sim/simulated_platform.hpp"
 #include "sim/variability.hpp"
@@ -115,6 +116,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
       cpu_host.push_back(platform.cpu(pn, platform.socket_of_gpu(pn, g)));
     }
   }
+  setup_rings(platform);
   rail_mode = shortcut && algorithm == Algorithm::kHierarchical;
   if (rail_mode) setup_rails();
   // Only the channels the algorithm uses: a mailbox is a sizeable kernel object.
@@ -137,6 +139,18 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
       mailbox[r][c] = sg4::Mailbox::by_name(spec.name + "/" + std::to_string(r) + "/" +
                                             std::to_string(static_cast<int>(c)));
     }
+  // Rings 1, 2...: on the channel of ring 0 (kFlat for the flat ring, kIntra otherwise).
+  const bool flat_rings = algorithm == Algorithm::kRing;
+  if (rings.size() > 1 && (flat_rings || algorithm == Algorithm::kHierarchical)) {
+    ring_box.assign(ranks, {});
+    const Channel c = flat_rings ? kFlat : kIntra;
+    for (int r = 0; r < ranks; ++r) {
+      if (!mailbox[r][c]) continue;
+      for (std::size_t k = 1; k < rings.size(); ++k)
+        ring_box[r].push_back(sg4::Mailbox::by_name(spec.name + "/" + std::to_string(r) + "/ring" +
+                                                    std::to_string(k)));
+    }
+  }
   plan.resize(spec.warmup + spec.iterations);
   plan_done.assign(plan.size(), 0);
   plan_mutex = sg4::Mutex::create();
@@ -150,6 +164,51 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   if (spec.input.staged()) setup_input(platform);
   if (ps_mode()) setup_ps(platform);
   if (cpu_mpi()) setup_cpu_mpi();
+}
+
+void Job::State::setup_rings(const SimulatedPlatform& platform) {
+  // From node 0's GPUs: a route of one link between two GPUs is a direct link. The job's nodes
+  // share node 0's rings; where a node has another GPU type (a heterogeneous job), every node
+  // keeps the ring in GPU-number order.
+  rings = {std::vector<int>(gpus)};
+  for (int g = 0; g < gpus; ++g) rings[0][g] = g;
+  bool same = true;
+  for (int n = 1; n < nodes && same; ++n)
+    same = platform.gpu_type(spec.nodes[n]) == platform.gpu_type(spec.nodes[0]);
+  if (same && gpus > 2) {
+    std::vector<std::vector<double>> direct(gpus, std::vector<double>(gpus, 0.0));
+    std::vector<sg4::Link*> links;
+    for (int a = 0; a < gpus; ++a)
+      for (int b = a + 1; b < gpus; ++b) {
+        double bw[2] = {0.0, 0.0};
+        for (int d = 0; d < 2; ++d) {
+          links.clear();
+          double latency = 0.0;
+          gpu_host[d == 0 ? a : b]->route_to(gpu_host[d == 0 ? b : a], links, &latency);
+          if (links.size() == 1) bw[d] = links.front()->get_bandwidth();
+        }
+        direct[a][b] = direct[b][a] = std::min(bw[0], bw[1]);
+      }
+    rings = intra_node_rings(direct_link_units(direct, platform.gpu_link_unit_Bps(spec.nodes[0])));
+  }
+  ring_pos.assign(rings.size(), std::vector<int>(gpus, 0));
+  for (std::size_t k = 0; k < rings.size(); ++k)
+    for (int p = 0; p < gpus; ++p) ring_pos[k][rings[k][p]] = p;
+}
+
+int Job::State::intra_next(int ring, int rank) const {
+  const int node = rank / gpus, local = rank % gpus;
+  const std::vector<int>& order = rings[ring];
+  return node * gpus + order[(ring_pos[ring][local] + 1) % gpus];
+}
+
+int Job::State::flat_next(int ring, int rank) const {
+  // Through the node's GPUs in ring order, then from the last to the next node's first.
+  const int node = rank / gpus, local = rank % gpus;
+  const std::vector<int>& order = rings[ring];
+  const int p = ring_pos[ring][local];
+  if (p + 1 < gpus) return node * gpus + order[p + 1];
+  return ((node + 1) % nodes) * gpus + order[0];
 }
 
 void Job::State::setup_rails() {

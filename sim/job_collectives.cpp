@@ -59,8 +59,8 @@ void Job::State::measure_edges() {
   const int intra_nodes = shortcut ? 1 : nodes;
   for (int n = 0; n < intra_nodes; ++n)
     for (int g = 0; g < gpus; ++g)
-      if (gpus > 1)
-        e_intra.push_back({gpu_host[n * gpus + g], gpu_host[n * gpus + (g + 1) % gpus]});
+      for (std::size_t k = 0; k < rings.size() && gpus > 1; ++k)
+        e_intra.push_back({gpu_host[n * gpus + g], gpu_host[intra_next(k, n * gpus + g)]});
   for (int n = 0; n < nodes && nodes > 1; ++n)
     for (int g = 0; g < gpus; ++g) {
       e_inter.push_back({gpu_host[n * gpus + g], gpu_host[((n + 1) % nodes) * gpus + g]});
@@ -70,7 +70,8 @@ void Job::State::measure_edges() {
     }
   if (algorithm == Algorithm::kRing)
     for (int r = 0; r < ranks && ranks > 1; ++r)
-      e_flat.push_back({gpu_host[r], gpu_host[(r + 1) % ranks]});
+      for (std::size_t k = 0; k < rings.size(); ++k)
+        e_flat.push_back({gpu_host[r], gpu_host[flat_next(k, r)]});
   if (algorithm == Algorithm::kTree)
     for (int r = 0; r < ranks; ++r)
       for (const TreeLinks& l : nccl_double_tree(ranks, r))
@@ -95,15 +96,54 @@ void Job::State::ring_phase(sg4::Mailbox* to, sg4::Mailbox* from, int steps, dou
   recorder.add_bytes(cls, step_bytes * steps, multiplicity);
 }
 
+void Job::State::rings_phase(const std::vector<RingHop>& hops, int steps, double step_bytes,
+                             const EdgeStats& edges, double multiplicity) {
+  if (hops.size() == 1) {
+    const RingHop& h = hops.front();
+    ring_phase(h.to, h.from, steps, step_bytes, edges, h.cls, multiplicity, h.flow_factor, h.rate);
+    return;
+  }
+  if (steps <= 0) return;
+  const double piece = step_bytes / static_cast<double>(hops.size());
+  // Flow: step s of every ring at once, then step s + 1; wave: each ring's phase as one flow.
+  const int rounds = fidelity == Fidelity::kFlow ? steps : 1;
+  const double per_round = fidelity == Fidelity::kFlow ? piece : piece * steps;
+  std::vector<void*> got(hops.size(), nullptr);
+  for (int s = 0; s < rounds; ++s) {
+    std::vector<sg4::CommPtr> comms;
+    for (const RingHop& h : hops) {
+      const auto bytes = static_cast<std::uint64_t>(per_round * h.flow_factor);
+      if (std::isfinite(h.rate)) {
+        sg4::CommPtr c = h.to->put_init(&payload_token, bytes);
+        c->set_rate(h.rate);
+        c->start();
+        comms.push_back(c);
+      } else {
+        comms.push_back(h.to->put_async(&payload_token, bytes));
+      }
+    }
+    for (std::size_t k = 0; k < hops.size(); ++k)
+      comms.push_back(hops[k].from->get_async<void>(&got[k]));
+    wait_all_started(comms);
+  }
+  if (fidelity != Fidelity::kFlow) sg4::this_actor::sleep_for((steps - 1) * edges.alpha_max_s);
+  for (const RingHop& h : hops) recorder.add_bytes(h.cls, piece * steps, multiplicity);
+}
+
 void Job::State::intra_phase(int rank, int steps, double step_bytes, int& intra_epoch) {
-  const int node = rank / gpus, local = rank % gpus;
+  const int node = rank / gpus;
   const int epoch = intra_epoch++;
   if (shortcut && node != 0) {
     intra_gate->wait(epoch);
     return;
   }
-  ring_phase(mailbox[node * gpus + (local + 1) % gpus][kIntra], mailbox[rank][kIntra], steps,
-             step_bytes, intra, LinkClass::kIntraNode, shortcut ? nodes : 1);
+  std::vector<RingHop> hops(rings.size());
+  for (std::size_t k = 0; k < rings.size(); ++k) {
+    const int next = intra_next(static_cast<int>(k), rank);
+    hops[k].to = k == 0 ? mailbox[next][kIntra] : ring_box[next][k - 1];
+    hops[k].from = k == 0 ? mailbox[rank][kIntra] : ring_box[rank][k - 1];
+  }
+  rings_phase(hops, steps, step_bytes, intra, shortcut ? nodes : 1);
   if (shortcut) intra_gate->arrive(epoch);
 }
 
@@ -369,12 +409,18 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
   const double bytes = buffer_bytes * bp.wire_factor;  // what the protocol puts on the links
   switch (algorithm) {
     case Algorithm::kRing: {
-      const int next = (rank + 1) % ranks;
-      const LinkClass cls = next / gpus == node ? LinkClass::kIntraNode : LinkClass::kInterNode;
-      const bool between = cls == LinkClass::kInterNode;
-      ring_phase(mailbox[next][kFlat], mailbox[rank][kFlat], 2 * (ranks - 1), bytes / ranks, flat,
-                 cls, 1.0, between ? socket_factor : 1.0,
-                 between ? mpi_stream_Bps : std::numeric_limits<double>::infinity());
+      std::vector<RingHop> hops(rings.size());
+      for (std::size_t k = 0; k < rings.size(); ++k) {
+        const int next = flat_next(static_cast<int>(k), rank);
+        RingHop& h = hops[k];
+        h.to = k == 0 ? mailbox[next][kFlat] : ring_box[next][k - 1];
+        h.from = k == 0 ? mailbox[rank][kFlat] : ring_box[rank][k - 1];
+        const bool between = next / gpus != node;
+        h.cls = between ? LinkClass::kInterNode : LinkClass::kIntraNode;
+        h.flow_factor = between ? socket_factor : 1.0;
+        h.rate = between ? mpi_stream_Bps : std::numeric_limits<double>::infinity();
+      }
+      rings_phase(hops, 2 * (ranks - 1), bytes / ranks, flat, 1.0);
       break;
     }
     case Algorithm::kTree: {

@@ -94,7 +94,16 @@ struct Job::State {
   }
   std::vector<simgrid::s4u::Host*> gpu_host, cpu_host;  // per rank
   std::vector<std::array<simgrid::s4u::Mailbox*, kChannelCount>> mailbox;
-  std::vector<char> traced;  // per job-local node
+  // The directed rings of the intra-node stages and of the flat ring (sim/intra_rings.hpp): local
+  // GPU orders, the same on every node; each carries an equal share of the buffer. Ring 0 runs
+  // on the kIntra / kFlat channel, ring k >= 1 on ring_box[rank][k - 1].
+  std::vector<std::vector<int>> rings;
+  std::vector<std::vector<int>> ring_pos;                     // per ring: local GPU -> position
+  std::vector<std::vector<simgrid::s4u::Mailbox*>> ring_box;  // per rank: rings 1, 2...
+  void setup_rings(const SimulatedPlatform& platform);
+  int intra_next(int ring, int rank) const;  // the next rank of `rank` on its node's ring
+  int flat_next(int ring, int rank) const;   // the next rank on the flat ring over all nodes
+  std::vector<char> traced;                  // per job-local node
   Recorder recorder;
   // Coordinator plan, per iteration; `plan_done[it]` once the last bucket is decided.
   std::vector<std::vector<Decision>> plan;
@@ -253,6 +262,18 @@ struct Job::State {
   void ring_phase(simgrid::s4u::Mailbox* to, simgrid::s4u::Mailbox* from, int steps,
                   double step_bytes, const EdgeStats& edges, LinkClass cls, double multiplicity,
                   double flow_factor = 1.0, double rate = std::numeric_limits<double>::infinity());
+  // One hop of each directed ring: where this rank sends and receives, what the hop is.
+  struct RingHop {
+    simgrid::s4u::Mailbox* to = nullptr;
+    simgrid::s4u::Mailbox* from = nullptr;
+    LinkClass cls = LinkClass::kIntraNode;
+    double flow_factor = 1.0;
+    double rate = std::numeric_limits<double>::infinity();
+  };
+  // ring_phase over several rings at once, each carrying step_bytes / hops.size() per step
+  // (exactly ring_phase with one ring).
+  void rings_phase(const std::vector<RingHop>& hops, int steps, double step_bytes,
+                   const EdgeStats& edges, double multiplicity);
   // Tree over `members` (indices into `boxes`); this participant is members[pos].
   // `members_are_ranks`: members are ranks (the flat tree), so an edge crosses nodes only between
   // two nodes' ranks; otherwise every edge is between nodes (the inter-node stage).

@@ -59,6 +59,9 @@ simgrid::s4u::Disk* MachinePlatform::nvme(int node) const {
 }
 
 std::string MachinePlatform::gpu_type(int node) const { return node_type(node).gpu.name; }
+double MachinePlatform::gpu_link_unit_Bps(int node) const {
+  return node_type(node).gpu.nvlink_link_bandwidth;
+}
 
 const std::string& MachinePlatform::partition_of(int node) const {
   check_node(node);

@@ -23,6 +23,7 @@ class MachinePlatform final : public SimulatedPlatform {
   simgrid::s4u::Disk* nvme(int node) const override;
   std::vector<simgrid::s4u::Host*> pfs_servers() const override { return pfs_servers_; }
   std::string gpu_type(int node) const override;
+  double gpu_link_unit_Bps(int node) const override;
 
   // Beyond the contract.
   const platforms::Platform& description() const { return *platform_; }

@@ -49,6 +49,9 @@ class SimulatedPlatform {
   virtual std::vector<simgrid::s4u::Host*> pfs_servers() const = 0;
   // The GPU catalog key of a node's GPUs (for the cost model).
   virtual std::string gpu_type(int node) const = 0;
+  // One GPU-to-GPU link (an NVLink brick) of a node's GPUs, bytes/s per direction: the unit of
+  // the direct links its intra-node rings are found on (sim/intra_rings.hpp); 0 when unknown.
+  virtual double gpu_link_unit_Bps(int) const { return 0.0; }
 };
 
 }  // namespace scalecast::sim

@@ -49,9 +49,15 @@ namespace {
 // whether their NICs carry RDMA (platforms/README.md nics.rdma); AWS p3.16xlarge's do not, so its
 // multi-node points run NCCL over its socket transport at 0.53 of the NIC's rate
 // (sim/transport.hpp): MAPE 6.452 -> 6.140% (CL-1.g16 +11.7 -> +6.2%, CL-1.g32 +3.2 -> -2.0%,
-// CL-1.g64 +18.4 -> +12.3%). Guards at that state; the goal is 5%, no point beyond 15%: lower these
-// as the model improves, never raise them to pass (validation/README.md).
-constexpr double kTargetMapePct = 6.15;
+// CL-1.g64 +18.4 -> +12.3%). 7 Dec (later), raised on purpose by a correction of the collective
+// itself, not to pass: an intra-node ring follows the NVLink mesh (sim/intra_rings.hpp). A
+// DGX-1V's all-reduce ran over a ring in GPU order that crosses PCIe and QPI twice, 15.7 GB/s bus
+// bandwidth; now 134 (134.5 measured [vTrain]; tests/sim/replay/test_collective_busbw.cpp). Every
+// DGX-1-class point has less exposed communication: MAPE 6.140 -> 7.232% (D1-12.n4 -6.3 ->
+// +10.7%, D1-12.n16 -10.7 -> +12.0%, D1-14.amp.g8 +0.4 -> +8.4%), max unchanged (D2-2.g16).
+// Guards at that state; the goal is 5%, no point beyond 15%: lower these as the model improves,
+// never raise them to pass (validation/README.md).
+constexpr double kTargetMapePct = 7.24;
 constexpr double kMaxAbsPct = 20.5;
 // The host-exchange group: the 15 PA-6 points of the Horovod 2017 table (uber-pascal-roce25)
 // that run TensorFlow parameter servers over gRPC/TCP, Horovod's MPI all-reduce on the CPU, or

@@ -20,6 +20,7 @@
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
 #include "sim/transport.hpp"
+#include "tests/sim/replay/flat_cost_model.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
@@ -94,15 +95,6 @@ std::string error_of(const std::string& text) {
   }
   return "no error";
 }
-
-// Every op 1 ms: the runs below are about the exchange, not the kernels.
-class FlatCostModel : public scalecast::calibration::CostModel {
- public:
-  scalecast::calibration::OpCost op_time(const scalecast::models::Op&,
-                                         const scalecast::platforms::GpuSpec&) const override {
-    return {1e-3, scalecast::calibration::CostTier::kFitted};
-  }
-};
 
 Scenario ps_scenario() {
   return load_scenario_text(std::string(kPsBase) +

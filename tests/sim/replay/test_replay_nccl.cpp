@@ -15,6 +15,7 @@
 #include "sim/job.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
+#include "tests/sim/replay/flat_cost_model.hpp"
 #include "tests/sim/replay/replay_fixtures.hpp"
 #include "tests/sim/replay/test_platform.hpp"
 
@@ -56,15 +57,6 @@ JobSpec job(const std::string& name, std::vector<int> nodes, int gpus, double by
   s.fidelity = fid;
   return s;
 }
-
-// Every op 1 ms: the all-reduce choices, not the step, are under test.
-class FlatCostModel : public cal::CostModel {
- public:
-  cal::OpCost op_time(const scalecast::models::Op&,
-                      const scalecast::platforms::GpuSpec&) const override {
-    return {1e-3, cal::CostTier::kFitted};
-  }
-};
 
 // ResNet-50's fp16 gradient (one 64 MiB fusion bucket) on 2 nodes of the DGX H100 SuperPOD,
 // whose fabric has SHARP (network.sharp: true).
