@@ -431,8 +431,12 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
     }
     default: {
       const double shard = bytes / gpus;
-      if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // reduce-scatter
       const double inter_bytes = buffer_bytes * bp.inter_wire_factor;
+      if (per_bucket && nodes > 1) {
+        pipelined_hierarchical(rank, shard, inter_bytes, bp.inter, intra_epoch);
+        break;
+      }
+      if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // reduce-scatter
       if (rail_mode) {
         // The inter-node stage is the rail actors' (every node); node 0's ranks wait for it.
         const int epoch = bucket_epoch[rank]++;
@@ -450,6 +454,28 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
     }
   }
   if (bp.extra_latency_s > 0.0) sg4::this_actor::sleep_for(bp.extra_latency_s);
+}
+
+void Job::State::pipelined_hierarchical(int rank, double shard, double inter_bytes,
+                                        InterStage stage, int& intra_epoch) {
+  const int node = rank / gpus, local = rank % gpus;
+  if (rail_mode) {
+    const int epoch = bucket_epoch[rank]++;
+    if (rank == 0) {
+      epoch_bytes.push_back(inter_bytes);
+      epoch_inter.push_back(stage);
+    }
+    rs_gate->arrive(epoch);
+    if (gpus > 1) intra_phase(rank, 2 * (gpus - 1), shard, intra_epoch);
+    inter_gate->wait(epoch);
+    return;
+  }
+  sg4::ActorPtr stage_actor =
+      sg4::Actor::create("inter", gpu_host[rank], [this, node, local, inter_bytes, stage] {
+        inter_stage(mailbox, nodes, gpus, local, node, inter_bytes / gpus, stage, 1);
+      });
+  if (gpus > 1) intra_phase(rank, 2 * (gpus - 1), shard, intra_epoch);
+  stage_actor->join();
 }
 
 void Job::State::rail_main(int rail) {

@@ -250,6 +250,8 @@ struct Job::State {
   // Pipeline pieces of one tree of `tree_bytes` (spec.allreduce.chunks, or NCCL's chunk size).
   int tree_chunks(double tree_bytes) const;
   void setup_rails();
+  void pipelined_hierarchical(int rank, double shard, double inter_bytes, InterStage stage,
+                              int& intra_epoch);
 
  private:
   int sync_gradients(int rank, int iteration, double t_fwd, int& intra_epoch);

@@ -55,9 +55,15 @@ namespace {
 // bandwidth; now 134 (134.5 measured [vTrain]; tests/sim/replay/test_collective_busbw.cpp). Every
 // DGX-1-class point has less exposed communication: MAPE 6.140 -> 7.232% (D1-12.n4 -6.3 ->
 // +10.7%, D1-12.n16 -10.7 -> +12.0%, D1-14.amp.g8 +0.4 -> +8.4%), max unchanged (D2-2.g16).
+// Then, again on purpose: one NCCL call's intra- and inter-node stages run at once
+// (sim/job_collectives.cpp pipelined_hierarchical), not one after the other: two DGX A100 moved
+// 105 GB/s, now 184 (192 measured [nccl#1576]); two DGX-1V 47.5 (48 [nccl-tests#29]). Every
+// multi-node NCCL point has less exposed communication: MAPE 7.232 -> 8.002% (D1-12.n4 +10.7 ->
+// +11.5%, D2-8 +13.4 -> +15.4%, H-3 -4.5 -> -1.7%, CL-1.g16 +7.1 -> +12.9%), max unchanged. What
+// the slow collective hid is named in validation/README.md ("Collectives corrected, 7 Dec").
 // Guards at that state; the goal is 5%, no point beyond 15%: lower these as the model improves,
 // never raise them to pass (validation/README.md).
-constexpr double kTargetMapePct = 7.24;
+constexpr double kTargetMapePct = 8.01;
 constexpr double kMaxAbsPct = 20.5;
 // The host-exchange group: the 15 PA-6 points of the Horovod 2017 table (uber-pascal-roce25)
 // that run TensorFlow parameter servers over gRPC/TCP, Horovod's MPI all-reduce on the CPU, or
@@ -89,7 +95,9 @@ constexpr double kMaxAbsPct = 20.5;
 // measured for 128 MB messages, 0.545 GB/s, not 0.9 (sim/parameter_server.hpp
 // kTfGrpcReceiveLargeBps, [TF-issue6256]); only VGG-16's 411 MB fc6 is that large:
 // ps.vgg16 +45.07 -> +2.87 %, ps-cpu.vgg16 +35.88 -> -3.70 % (both now within), MAPE 29.85 ->
-// 24.89 %.
+// 24.89 %. 7 Dec (later): the collective corrections above move the NCCL-over-TCP points
+// (nccl-tcp -3.5 / +2.4 / -8.8 % -> +0.1 / +5.7 / -1.9 %): MAPE 24.89 -> 24.42 %, the same points
+// beyond +-25 %.
 const std::set<std::string> kHostExchangePoints = {
     "PA-6.ps.inception_v3",           "PA-6.ps.resnet101",           "PA-6.ps.vgg16",
     "PA-6.ps-cpu.inception_v3",       "PA-6.ps-cpu.resnet101",       "PA-6.ps-cpu.vgg16",
@@ -97,7 +105,7 @@ const std::set<std::string> kHostExchangePoints = {
     "PA-6.hvd-mpi-rdma.inception_v3", "PA-6.hvd-mpi-rdma.resnet101", "PA-6.hvd-mpi-rdma.vgg16",
     "PA-6.hvd-nccl-tcp.inception_v3", "PA-6.hvd-nccl-tcp.resnet101", "PA-6.hvd-nccl-tcp.vgg16",
 };
-constexpr double kHostExchangeMapePct = 24.9;
+constexpr double kHostExchangeMapePct = 24.43;
 constexpr double kHostExchangeMaxAbsPct = 99.5;
 const std::set<std::string> kHostExchangeBeyond25 = {
     "PA-6.ps-cpu.inception_v3", "PA-6.ps-cpu.resnet101",   "PA-6.hvd-mpi-tcp.resnet101",
@@ -110,9 +118,13 @@ const std::set<std::string> kHostExchangeBeyond25 = {
 // MAPE 5.70%, max 19.47% (MT11-R.n540, ResNet-50 at 4,320 A100 now predicted too fast;
 // validation/README.md "MLPerf at scale"). 4 Dec: the BERT points reduce their gradient as
 // NVIDIA's DistributedFusedLAMB does (one all-reduce after backward), MAPE 4.61%, max 19.47%.
+// 7 Dec: raised on purpose by the collective corrections above (intra-node rings, NCCL's stages
+// at once), not to pass: the all-reduce of every multi-node point is shorter, MAPE 4.69 -> 7.98%,
+// max 19.47 -> 25.12% (MT11-R.n540, ResNet-50 on 4,320 A100, now +25.1%; BERT at 1,024-4,320
+// GPUs -7.4..+1.4 -> +8.1..+19.6%; the DGX H100 points -9.5..-3.8 -> -5.6..-1.3%).
 // Regression guards at that state, to be lowered as the model improves, never raised to pass.
-constexpr double kScaleMapePct = 5.0;
-constexpr double kScaleMaxAbsPct = 20.0;
+constexpr double kScaleMapePct = 7.98;
+constexpr double kScaleMaxAbsPct = 25.2;
 
 // validation/horovod-64gpu.yaml (the 2017 Horovod README's second table: 64 Pascal GPUs on 16
 // servers, plain 40 Gbit/s), added 7 Dec 2026 as an out-of-sample check of the host-exchange
@@ -125,10 +137,13 @@ constexpr double kScaleMaxAbsPct = 20.0;
 // on purpose by the large-tensor gRPC rate (kTfGrpcReceiveLargeBps, above), not to pass: it
 // brings both 16-GPU VGG-16 parameter-server points within +-5 % and moves the 64-GPU ones from
 // +15.0 / +10.0 % to -23.2 / -26.1 % (there the measured step implies at least 0.62 GB/s for
-// fc6, between the two cited rates): MAPE 48.61 -> 50.64 %.
-constexpr double kHorovod64MapePct = 50.7;
+// fc6, between the two cited rates): MAPE 48.61 -> 50.64 %. 7 Dec (later): raised on purpose by
+// the collective corrections above, not to pass: NCCL over TCP +9.7 / +3.4 / +7.5 % -> +10.0 /
+// +3.7 / +10.3 % (the intra-node stage now runs under the socket transport's), MAPE 50.64 ->
+// 50.93 %.
+constexpr double kHorovod64MapePct = 50.94;
 constexpr double kHorovod64MaxAbsPct = 288.0;
-constexpr double kHorovod64NcclTcpMaxAbsPct = 10.0;
+constexpr double kHorovod64NcclTcpMaxAbsPct = 10.4;
 
 // The predict points the engine cannot express today, with their exact reasons (FORMAT.md 5.4:
 // listed, never dropped). A point leaving this list (now simulated) or joining it fails the test:
@@ -242,7 +257,7 @@ TEST_SUITE("validation") {
     CHECK(beyond == kHostExchangeBeyond25);
   }
 
-  TEST_CASE("MLPerf at scale set every point simulated and errors within the guards of 3 Dec") {
+  TEST_CASE("MLPerf at scale set every point simulated and errors within the guards of 7 Dec") {
     const ValidationFile file = load_validation_file("validation/mlperf-scale.yaml");
     const ValidationRun run = run_every_point(file, "mlperf_scale");
     const RunSummary s = summarize(run);
@@ -253,7 +268,7 @@ TEST_SUITE("validation") {
   }
 
   TEST_CASE(
-      "Horovod at 64 GPUs: every point simulated, NCCL over TCP within 10 %, guards of 7 Dec") {
+      "Horovod at 64 GPUs: every point simulated, NCCL over TCP within 10.4 %, guards of 7 Dec") {
     const ValidationFile file = load_validation_file("validation/horovod-64gpu.yaml");
     const ValidationRun run = run_every_point(file, "horovod64");
     const RunSummary s = summarize(run);

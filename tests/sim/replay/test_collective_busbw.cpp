@@ -1,9 +1,10 @@
 // The engine's NCCL all-reduce on shipped platform files against measured bus bandwidths
 // (nccl-tests' busbw = 2(P-1)/P x bytes / time; docs/sources.md): one bucket of BERT-large's
 // fp16 gradient after the backward pass, so the iteration's communication is that one call.
-// These pin what the measurements show: an intra-node ring follows the NVLink mesh
+// These pin the two things the measurements show: an intra-node ring follows the NVLink mesh
 // (sim/intra_rings.hpp; a DGX-1V ring in GPU-number order crossed PCIe and QPI and moved
-// 15.7 GB/s).
+// 15.7 GB/s), and one NCCL call's intra- and inter-node stages run at once, chunk by chunk, so
+// the slower one sets the time (sim/README.md; summed, a DGX A100 pair moved 105 GB/s).
 // Each TEST_CASE is its own process (one SimGrid engine each).
 
 #include <doctest/doctest.h>
@@ -62,8 +63,37 @@ TEST_SUITE("unit") {
     check_within(busbw_GBps("dgx1-v100", 1, 8, ""), 134.5, 0.05);
   }
 
+  // 48 GB/s all-reduce busbw between DGX-1s over their 4 EDR NICs [nccl-tests#29]; the same at
+  // both fidelities.
+  TEST_CASE("measured busbw: DGX-1V, two nodes over 4 x EDR (flow)") {
+    check_within(busbw_GBps("dgx1-v100", 2, 8, "", "flow"), 48.0, 0.05);
+  }
+  TEST_CASE("measured busbw: DGX-1V, two nodes over 4 x EDR (wave)") {
+    check_within(busbw_GBps("dgx1-v100", 2, 8, "", "wave"), 48.0, 0.05);
+  }
+
   // About 230 GB/s on the NVSwitch of one DGX A100 [nccl-tests#149].
   TEST_CASE("measured busbw: DGX A100, one node") {
     check_within(busbw_GBps("dgx-a100-80gb", 1, 8, ""), 230.0, 0.05);
+  }
+
+  // 192 GB/s between DGX A100s over their 8 HDR200 NICs [nccl#1576]: the NICs, the slower
+  // stage, set the time; the NVSwitch stages run under them.
+  TEST_CASE("measured busbw: DGX A100, two nodes over 8 x HDR200") {
+    check_within(busbw_GBps("dgx-a100-80gb", 2, 8, ""), 192.0, 0.05);
+  }
+
+  // Horovod's hierarchical all-reduce is three NCCL calls one after the other: reduce-scatter
+  // and all-gather in the node, 2(g-1)/g of the buffer through each GPU's NVSwitch port at
+  // 0.77 x 300 GB/s, and between them an all-reduce of the 1/8 shard over a ring of the 2 nodes
+  // through each HDR200 NIC at 0.96 x 25 GB/s (platforms/dgx-a100-80gb.yaml): their times add
+  // up (5.08 + 3.49 ms), where one NCCL call would take the larger.
+  TEST_CASE("Horovod's hierarchical stages on two DGX A100 add up") {
+    const double s = kBertFp16GradientBytes;
+    const double intra = 2.0 * 7.0 / 8.0 * s / (0.77 * 300e9);
+    const double inter = 2.0 * (2 - 1) / 2.0 * (s / 8.0) / (0.96 * 25e9);
+    const double t = allreduce_s("dgx-a100-80gb", 2, 8, ", algorithm: hierarchical");
+    INFO("hierarchical " << t << " s, stages " << intra << " + " << inter << " s");
+    CHECK(t == doctest::Approx(intra + inter).epsilon(0.03));
   }
 }
