@@ -89,8 +89,20 @@ std::vector<std::vector<int>> intra_node_rings(const std::vector<std::vector<int
   }
   if (n < 3 || n > kMaxRingSearchGpus) return {identity(std::max(n, 0))};
   std::vector<std::vector<int>> residual = link_units;
+  // Cycles the units allow at most: each cycle takes two units at every GPU.
+  int most = std::numeric_limits<int>::max();
+  for (int i = 0; i < n; ++i) {
+    long long sum = 0;
+    for (int j = 0; j < n; ++j) sum += residual[i][j];
+    most = static_cast<int>(std::min<long long>(most, sum / 2));
+  }
+  if (most > kMaxRingCycles) {
+    const int f = (most + kMaxRingCycles - 1) / kMaxRingCycles;
+    for (auto& row : residual)
+      for (int& u : row) u = (u + f - 1) / f;
+  }
   std::vector<std::vector<int>> rings;
-  for (;;) {
+  while (static_cast<int>(rings.size()) < 2 * kMaxRingCycles) {
     const std::vector<int> c = best_cycle(residual);
     if (c.empty()) break;
     for (int k = 0; k < n; ++k) {

@@ -23,6 +23,11 @@ namespace scalecast::sim {
 
 // Brute force over (n-1)!/2 cycles: 181,440 at 10 GPUs.
 inline constexpr int kMaxRingSearchGpus = 10;
+// At most this many cycles (twice as many directed rings): where the bricks would give more
+// (a platform file may give a pair up to 1,024 links), every pair's units are first divided by
+// one factor, rounded up, so the rings keep the pairs' proportions and the simulation a bounded
+// number of flows per step.
+inline constexpr int kMaxRingCycles = 16;
 
 // Units per pair: bandwidth / unit_Bps rounded, at least 1 where a link exists; with unit_Bps 0
 // (unknown) the smallest positive bandwidth is the unit. Throws std::invalid_argument unless the

@@ -82,6 +82,25 @@ TEST_SUITE("unit") {
     CHECK(intra_node_rings(full) == std::vector<std::vector<int>>{identity(n)});
   }
 
+  TEST_CASE("intra rings: a mesh of many bricks per pair stays within kMaxRingCycles cycles") {
+    // Eight GPUs, every pair 1,024 links (the most a platform file accepts): 3,584 cycles of
+    // single bricks, cut to kMaxRingCycles with every pair still loaded alike.
+    Matrix m(8, std::vector<int>(8, 1024));
+    for (int i = 0; i < 8; ++i) m[i][i] = 0;
+    const auto rings = intra_node_rings(m);
+    CHECK(rings.size() == 2 * kMaxRingCycles);
+    const Matrix hops = hop_counts(rings, 8);
+    int lo = 1 << 30, hi = 0;
+    for (int a = 0; a < 8; ++a)
+      for (int b = 0; b < 8; ++b)
+        if (a != b) {
+          lo = std::min(lo, hops[a][b]);
+          hi = std::max(hi, hops[a][b]);
+        }
+    CHECK(lo >= 1);       // every pair carries rings
+    CHECK(hi - lo <= 1);  // and about equally
+  }
+
   TEST_CASE("intra rings: link units from route bandwidths") {
     const double brick = 25e9;
     const std::vector<std::vector<double>> bw = {{0, 50e9, 25e9}, {50e9, 0, 0}, {25e9, 0, 0}};
