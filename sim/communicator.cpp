@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "sim/comm_wait.hpp"
+#include "sim/intra_rings.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -17,7 +18,7 @@ Communicator::Communicator(std::vector<sg4::Host*> hosts) : hosts_(std::move(hos
 }
 
 Communicator::Communicator(std::vector<sg4::Host*> hosts, const std::vector<int>& node_of,
-                           double socket_factor)
+                           double socket_factor, double link_unit_Bps)
     : hosts_(std::move(hosts)), node_of_(node_of), socket_factor_(socket_factor) {
   const int n = size();
   // Blocks of contiguous members on one node.
@@ -37,6 +38,25 @@ Communicator::Communicator(std::vector<sg4::Host*> hosts, const std::vector<int>
   const int per_node = blocks.empty() ? 0 : blocks.front().second;
   for (const auto& b : blocks) contiguous = contiguous && b.second == per_node;
   const int channels = contiguous && blocks.size() > 1 ? per_node : 1;
+  if (contiguous && blocks.size() == 1 && n >= 3 && n <= kMaxRingSearchGpus) {
+    // One node: the rings of its direct GPU links (a route of one link), as the DP job's.
+    std::vector<std::vector<double>> direct(n, std::vector<double>(n, 0.0));
+    std::vector<sg4::Link*> links;
+    for (int a = 0; a < n; ++a)
+      for (int b = a + 1; b < n; ++b) {
+        double bw[2] = {0.0, 0.0};
+        for (int d = 0; d < 2; ++d) {
+          links.clear();
+          double latency = 0.0;
+          host(d == 0 ? a : b)->route_to(host(d == 0 ? b : a), links, &latency);
+          if (links.size() == 1) bw[d] = links.front()->get_bandwidth();
+        }
+        direct[a][b] = direct[b][a] = std::min(bw[0], bw[1]);
+      }
+    rings_ = intra_node_rings(direct_link_units(direct, link_unit_Bps));
+    measure();
+    return;
+  }
   for (int c = 0; c < channels; ++c) {
     std::vector<int> order;
     order.reserve(static_cast<std::size_t>(n));

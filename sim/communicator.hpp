@@ -32,8 +32,11 @@ class Communicator {
   // node must hold the same number of them for channels to be used; otherwise one ring.
   // `socket_factor`: the bytes factor of a flow between two nodes (NCCL over its socket
   // transport, sim/transport.hpp: 1 / kNcclSocketLinkFraction); 1 over RDMA.
+  // Members all on one node (3 to kMaxRingSearchGpus of them) whose GPUs are joined by direct
+  // links run on the rings of sim/intra_rings.hpp instead (each cycle of direct links and its
+  // reverse, an equal share each), `link_unit_Bps` being one NVLink brick (0: unknown).
   Communicator(std::vector<simgrid::s4u::Host*> hosts, const std::vector<int>& node_of,
-               double socket_factor = 1.0);
+               double socket_factor = 1.0, double link_unit_Bps = 0.0);
   int size() const { return static_cast<int>(hosts_.size()); }
   simgrid::s4u::Host* host(int i) const { return hosts_[static_cast<std::size_t>(i)]; }
   int channels() const { return static_cast<int>(rings_.size()); }

@@ -45,7 +45,8 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
       hosts.push_back(host_of(r));
       nodes.push_back(slot_of(r, gpn).node);
     }
-    return std::make_unique<Communicator>(std::move(hosts), nodes, s.spec.socket_factor);
+    return std::make_unique<Communicator>(std::move(hosts), nodes, s.spec.socket_factor,
+                                          platform.gpu_link_unit_Bps(s.spec.nodes.front()));
   };
   const auto comm_of = [&](models::ParallelDim d, const RankCoord& base) {
     return comm_of_ranks(s.layout.group(d, base));
