@@ -15,6 +15,7 @@
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
 #include "platforms/schema.hpp"
+#include "sim/intra_rings.hpp"
 #include "sim/transport.hpp"
 
 namespace scalecast::cli {
@@ -26,6 +27,35 @@ using common::Quantity;
 std::string bw(double v) { return format_quantity(v, Quantity::kBandwidth); }
 std::string tm(double v) { return format_quantity(v, Quantity::kTime); }
 std::string fl(double v) { return format_quantity(v, Quantity::kFlopRate); }
+
+// The rings an all-reduce inside the node runs on (sim/intra_rings.hpp): cycles of direct GPU
+// links, or GPU order.
+void print_rings(const platforms::NodeType& t) {
+  const int n = t.gpu_count;
+  if (n < 3) return;
+  std::vector<std::vector<double>> direct(n, std::vector<double>(n, 0.0));
+  for (const auto& l : t.links)
+    if (t.kind_of(l.a) == platforms::VertexKind::kGpu &&
+        t.kind_of(l.b) == platforms::VertexKind::kGpu) {
+      const int a = t.index_of(l.a), b = t.index_of(l.b);
+      direct[a][b] = direct[b][a] = l.bandwidth_Bps;
+    }
+  const auto rings =
+      sim::intra_node_rings(sim::direct_link_units(direct, t.gpu.nvlink_link_bandwidth));
+  if (rings.size() == 1) {
+    fmt::print(
+        "  rings     all-reduce in the node: one ring in GPU order (no cycle of direct GPU "
+        "links)\n");
+    return;
+  }
+  std::vector<std::string> cycles;
+  for (std::size_t k = 0; k < rings.size(); k += 2)
+    cycles.push_back(fmt::format("{}", fmt::join(rings[k], "-")));
+  fmt::print(
+      "  rings     all-reduce in the node: {} cycle(s) of direct GPU links, each also reversed: "
+      "{}\n",
+      cycles.size(), fmt::join(cycles, " "));
+}
 
 void print_node_type(const platforms::NodeType& t) {
   fmt::print("node type {}\n", t.name);
@@ -65,6 +95,7 @@ void print_node_type(const platforms::NodeType& t) {
     fmt::print("  {:<9} {} link(s) at {} per direction: {}\n", key.first, pairs.size(),
                bw(key.second), fmt::join(pairs, " "));
   }
+  print_rings(t);
   if (t.nvme.present) {
     fmt::print("  nvme      read {}, write {}, {}\n", bw(t.nvme.read_Bps), bw(t.nvme.write_Bps),
                format_quantity(t.nvme.capacity_bytes, Quantity::kSize));
