@@ -122,7 +122,19 @@ std::string file_fingerprint(const std::string& path) {
 
 void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes,
                            int gpus_per_node) {
-  if (s.multi) return;
+  if (s.multi) {
+    // Each training job of a mix, as the point it would be alone, its warnings named.
+    for (const sim::MixJob& j : s.multi->jobs)
+      if (j.kind == sim::MixJob::Kind::kTraining)
+        warn_slow_flow_points(j.scenario, {j.nodes}, j.scenario.gpus_per_node, j.name);
+    return;
+  }
+  warn_slow_flow_points(s, nodes, gpus_per_node, "");
+}
+
+void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes, int gpus_per_node,
+                           const std::string& job) {
+  const std::string who = job.empty() ? "" : fmt::format("job '{}': ", job);
   if (s.llm) {
     // An LLM point's cost is its micro-batches x blocks x stages and its DP rings
     // (sim::estimate_llm_work); one it refuses outright failed at load.
@@ -130,13 +142,13 @@ void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes
     const int replicas = v.varied() ? s.llm->parallel.dp : 1;
     const std::string slow = sim::llm_cost_warning(
         sim::estimate_llm_work(*s.llm, gpus_per_node, replicas), s.warmup + s.iterations);
-    if (!slow.empty()) spdlog::warn("{}", slow);
+    if (!slow.empty()) spdlog::warn("{}{}", who, slow);
     return;
   }
   for (int n : nodes) {
     const std::string slow = sim::flow_cost_warning(s.fidelity, s.flow_limit_gpus,
                                                     s.allreduce.algorithm, n, gpus_per_node);
-    if (!slow.empty()) spdlog::warn("{}", slow);
+    if (!slow.empty()) spdlog::warn("{}{}", who, slow);
   }
 }
 

@@ -43,9 +43,13 @@ std::string file_fingerprint(const std::string& path);
 // Warns (before any point starts) for each of `nodes` that runs at flow fidelity with an
 // all-reduce of more than sim::kFlowWarnCommunications communications (sim::flow_cost_warning):
 // such a point takes minutes to hours. An LLM scenario warns when sim::estimate_llm_work puts
-// its run above sim::kLlmWarnSeconds (sim/README.md, "LLM job cost").
+// its run above sim::kLlmWarnSeconds (sim/README.md, "LLM job cost"). A `jobs:` scenario warns
+// for each training job, the warning named after the job.
 void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes,
                            int gpus_per_node);
+// The same for one job (`job`: its name in a mix, or empty).
+void warn_slow_flow_points(const sim::Scenario& s, const std::vector<int>& nodes, int gpus_per_node,
+                           const std::string& job);
 
 sim::Scenario preflight(const std::string& scenario_file,
                         const std::vector<std::string>& overrides);

@@ -75,6 +75,11 @@ work_warning)
   timeout 20 "$exe" run "$D/g.yaml" >"$D/out.txt" 2>"$D/err.txt"
   grep -Eq "this LLM point will take about [0-9.]+ h of wall time \(1001 iterations at about" "$D/err.txt" ||
     fail "no warning: $(head -c 2000 "$D/err.txt")"
+  # The same job inside a jobs: mix warns too, under its name (it said nothing before).
+  printf 'platform: dgx-h100-superpod\ncluster: {nodes: 32}\niterations: 1000\njobs:\n  - name: big\n    model: gpt3_175b\n    nodes: 32\n    parallel: {tp: 1, pp: 32, dp: 8, schedule: interleaved, virtual_stages: 3, global_batch: 32768, seq_len: 64}\n    memory_check: false\n' >"$D/m.yaml"
+  timeout 5 "$exe" run "$D/m.yaml" >"$D/out.txt" 2>"$D/err.txt"
+  grep -Eq "job 'big': this LLM point will take about [0-9.]+ h of wall time \(1001 iterations at about" "$D/err.txt" ||
+    fail "no warning for the mix's job: $(head -c 2000 "$D/err.txt")"
   # A small point says nothing.
   llama '{tp: 8, global_batch: 16, seq_len: 2048}'
   expect 0 "" "$exe" run "$D/s.yaml"
