@@ -345,13 +345,16 @@ double Job::State::pattern_alpha_s(InterStage stage) const {
     default:
       break;
   }
-  double a = gpus > 1 ? 2.0 * (gpus - 1) * intra.alpha_max_s : 0.0;
+  const double a_intra = gpus > 1 ? 2.0 * (gpus - 1) * intra.alpha_max_s : 0.0;
+  double a_inter = 0.0;
   if (nodes > 1) {
-    if (stage == InterStage::kRing) a += 2.0 * (nodes - 1) * inter.alpha_max_s;
-    if (stage == InterStage::kTree) a += 2.0 * nccl_tree_depth(nodes) * tree_inter.alpha_max_s;
-    if (stage == InterStage::kSharp) a += inter.alpha_max_s;
+    if (stage == InterStage::kRing) a_inter = 2.0 * (nodes - 1) * inter.alpha_max_s;
+    if (stage == InterStage::kTree) a_inter = 2.0 * nccl_tree_depth(nodes) * tree_inter.alpha_max_s;
+    if (stage == InterStage::kSharp) a_inter = inter.alpha_max_s;
   }
-  return a;
+  // One NCCL call's stages run at once (pipelined_hierarchical), their route latencies too;
+  // Horovod's three calls one after the other.
+  return per_bucket && nodes > 1 ? std::max(a_intra, a_inter) : a_intra + a_inter;
 }
 
 void Job::State::inter_stage(std::vector<std::array<sg4::Mailbox*, kChannelCount>>& boxes, int n,

@@ -121,10 +121,12 @@ const std::set<std::string> kHostExchangeBeyond25 = {
 // 7 Dec: raised on purpose by the collective corrections above (intra-node rings, NCCL's stages
 // at once), not to pass: the all-reduce of every multi-node point is shorter, MAPE 4.69 -> 7.98%,
 // max 19.47 -> 25.12% (MT11-R.n540, ResNet-50 on 4,320 A100, now +25.1%; BERT at 1,024-4,320
-// GPUs -7.4..+1.4 -> +8.1..+19.6%; the DGX H100 points -9.5..-3.8 -> -5.6..-1.3%).
+// GPUs -7.4..+1.4 -> +8.1..+19.6%; the DGX H100 points -9.5..-3.8 -> -5.6..-1.3%). Then the NCCL
+// latency beyond the routes' counts the two stages' route latencies as overlapping (their
+// larger): MAPE 7.98 -> 7.91%, max 25.12 -> 24.74% (lowered).
 // Regression guards at that state, to be lowered as the model improves, never raised to pass.
-constexpr double kScaleMapePct = 7.98;
-constexpr double kScaleMaxAbsPct = 25.2;
+constexpr double kScaleMapePct = 7.92;
+constexpr double kScaleMaxAbsPct = 24.8;
 
 // validation/horovod-64gpu.yaml (the 2017 Horovod README's second table: 64 Pascal GPUs on 16
 // servers, plain 40 Gbit/s), added 7 Dec 2026 as an out-of-sample check of the host-exchange
