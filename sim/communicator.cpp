@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "sim/comm_wait.hpp"
+#include "sim/host_rings.hpp"
 #include "sim/intra_rings.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -40,20 +41,7 @@ Communicator::Communicator(std::vector<sg4::Host*> hosts, const std::vector<int>
   const int channels = contiguous && blocks.size() > 1 ? per_node : 1;
   if (contiguous && blocks.size() == 1 && n >= 3 && n <= kMaxRingSearchGpus) {
     // One node: the rings of its direct GPU links (a route of one link), as the DP job's.
-    std::vector<std::vector<double>> direct(n, std::vector<double>(n, 0.0));
-    std::vector<sg4::Link*> links;
-    for (int a = 0; a < n; ++a)
-      for (int b = a + 1; b < n; ++b) {
-        double bw[2] = {0.0, 0.0};
-        for (int d = 0; d < 2; ++d) {
-          links.clear();
-          double latency = 0.0;
-          host(d == 0 ? a : b)->route_to(host(d == 0 ? b : a), links, &latency);
-          if (links.size() == 1) bw[d] = links.front()->get_bandwidth();
-        }
-        direct[a][b] = direct[b][a] = std::min(bw[0], bw[1]);
-      }
-    rings_ = intra_node_rings(direct_link_units(direct, link_unit_Bps));
+    rings_ = rings_over_hosts(hosts_, link_unit_Bps);
     measure();
     return;
   }

@@ -7,7 +7,7 @@
 
 #include "sim/bucket_plan.hpp"
 #include "sim/engine_setup.hpp"
-#include "sim/intra_rings.hpp"
+#include "sim/host_rings.hpp"
 #include "sim/job_state.hpp"
 #include "sim/simulated_platform.hpp"
 #include "sim/variability.hpp"
@@ -175,22 +175,9 @@ void Job::State::setup_rings(const SimulatedPlatform& platform) {
   bool same = true;
   for (int n = 1; n < nodes && same; ++n)
     same = platform.gpu_type(spec.nodes[n]) == platform.gpu_type(spec.nodes[0]);
-  if (same && gpus > 2) {
-    std::vector<std::vector<double>> direct(gpus, std::vector<double>(gpus, 0.0));
-    std::vector<sg4::Link*> links;
-    for (int a = 0; a < gpus; ++a)
-      for (int b = a + 1; b < gpus; ++b) {
-        double bw[2] = {0.0, 0.0};
-        for (int d = 0; d < 2; ++d) {
-          links.clear();
-          double latency = 0.0;
-          gpu_host[d == 0 ? a : b]->route_to(gpu_host[d == 0 ? b : a], links, &latency);
-          if (links.size() == 1) bw[d] = links.front()->get_bandwidth();
-        }
-        direct[a][b] = direct[b][a] = std::min(bw[0], bw[1]);
-      }
-    rings = intra_node_rings(direct_link_units(direct, platform.gpu_link_unit_Bps(spec.nodes[0])));
-  }
+  if (same)
+    rings = rings_over_hosts({gpu_host.begin(), gpu_host.begin() + gpus},
+                             platform.gpu_link_unit_Bps(spec.nodes[0]));
   ring_pos.assign(rings.size(), std::vector<int>(gpus, 0));
   for (std::size_t k = 0; k < rings.size(); ++k)
     for (int p = 0; p < gpus; ++p) ring_pos[k][rings[k][p]] = p;
