@@ -66,11 +66,14 @@ std::vector<std::vector<int>> direct_link_units(const std::vector<std::vector<do
       if (unit_Bps <= 0.0 && b > 0.0) unit = std::min(unit, b);
     }
   }
+  // At most 2^20 units a pair: a link of any bandwidth over a small brick stays an int (the
+  // search divides them down to kMaxRingCycles cycles anyway).
+  constexpr double kMaxUnits = 1 << 20;
   std::vector<std::vector<int>> u(n, std::vector<int>(n, 0));
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
       if (direct_bw[i][j] > 0.0)
-        u[i][j] = std::max(1, static_cast<int>(std::lround(direct_bw[i][j] / unit)));
+        u[i][j] = static_cast<int>(std::clamp(std::round(direct_bw[i][j] / unit), 1.0, kMaxUnits));
   return u;
 }
 

@@ -107,6 +107,8 @@ TEST_SUITE("unit") {
     CHECK(direct_link_units(bw, brick) == Matrix{{0, 2, 1}, {2, 0, 0}, {1, 0, 0}});
     // Unknown brick: the narrowest direct link is the unit.
     CHECK(direct_link_units(bw, 0.0) == Matrix{{0, 2, 1}, {2, 0, 0}, {1, 0, 0}});
+    // A link of any bandwidth over a tiny brick stays a count an int holds.
+    CHECK(direct_link_units({{0, 1e300}, {1e300, 0}}, 1.0) == Matrix{{0, 1 << 20}, {1 << 20, 0}});
     // Links narrower than a brick still count as one.
     CHECK(direct_link_units({{0, 5e9}, {5e9, 0}}, brick) == Matrix{{0, 1}, {1, 0}});
   }
