@@ -19,17 +19,19 @@ namespace {
 
 int payload_token;  // mailbox payloads carry no data; only their simulated size matters
 
-// `rate`: the most the put moves per second (a TCP stream's cap); infinity: the links decide.
+// A started put of `bytes` to `to`; `rate`: the most it moves per second (a TCP stream's cap),
+// infinity: the links decide.
+sg4::CommPtr start_put(sg4::Mailbox* to, double bytes, double rate) {
+  if (!std::isfinite(rate)) return to->put_async(&payload_token, static_cast<std::uint64_t>(bytes));
+  sg4::CommPtr put = to->put_init(&payload_token, static_cast<std::uint64_t>(bytes));
+  put->set_rate(rate);
+  put->start();
+  return put;
+}
+
 void transfer(sg4::Mailbox* to, sg4::Mailbox* from, double put_bytes, bool do_get,
               double rate = std::numeric_limits<double>::infinity()) {
-  sg4::CommPtr put = nullptr;
-  if (to && std::isfinite(rate)) {
-    put = to->put_init(&payload_token, static_cast<std::uint64_t>(put_bytes));
-    put->set_rate(rate);
-    put->start();
-  } else if (to) {
-    put = to->put_async(&payload_token, static_cast<std::uint64_t>(put_bytes));
-  }
+  sg4::CommPtr put = to ? start_put(to, put_bytes, rate) : nullptr;
   void* got = nullptr;
   sg4::CommPtr get = do_get ? from->get_async<void>(&got) : nullptr;
   if (put) wait_started(put);
@@ -111,17 +113,8 @@ void Job::State::rings_phase(const std::vector<RingHop>& hops, int steps, double
   std::vector<void*> got(hops.size(), nullptr);
   for (int s = 0; s < rounds; ++s) {
     std::vector<sg4::CommPtr> comms;
-    for (const RingHop& h : hops) {
-      const auto bytes = static_cast<std::uint64_t>(per_round * h.flow_factor);
-      if (std::isfinite(h.rate)) {
-        sg4::CommPtr c = h.to->put_init(&payload_token, bytes);
-        c->set_rate(h.rate);
-        c->start();
-        comms.push_back(c);
-      } else {
-        comms.push_back(h.to->put_async(&payload_token, bytes));
-      }
-    }
+    for (const RingHop& h : hops)
+      comms.push_back(start_put(h.to, per_round * h.flow_factor, h.rate));
     for (std::size_t k = 0; k < hops.size(); ++k)
       comms.push_back(hops[k].from->get_async<void>(&got[k]));
     wait_all_started(comms);
@@ -181,18 +174,7 @@ void Job::State::tree_all_reduce(std::vector<std::array<sg4::Mailbox*, kChannelC
     std::vector<sg4::CommPtr> comms;
     double sent = 0.0;
     const auto put = [&](int to, Channel ch, double b) {
-      const double flow = b * factor_to(to);
-      const double rate = rate_to(to);
-      if (std::isfinite(rate)) {
-        sg4::CommPtr c =
-            boxes[members[to]][ch]->put_init(&payload_token, static_cast<std::uint64_t>(flow));
-        c->set_rate(rate);
-        c->start();
-        comms.push_back(c);
-      } else {
-        comms.push_back(
-            boxes[members[to]][ch]->put_async(&payload_token, static_cast<std::uint64_t>(flow)));
-      }
+      comms.push_back(start_put(boxes[members[to]][ch], b * factor_to(to), rate_to(to)));
       sent += b;
     };
     const auto get = [&](Channel ch) { return boxes[members[pos]][ch]->get_async<void>(&got); };
@@ -442,13 +424,7 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // reduce-scatter
       if (rail_mode) {
         // The inter-node stage is the rail actors' (every node); node 0's ranks wait for it.
-        const int epoch = bucket_epoch[rank]++;
-        if (rank == 0) {
-          epoch_bytes.push_back(inter_bytes);
-          epoch_inter.push_back(bp.inter);
-        }
-        rs_gate->arrive(epoch);
-        inter_gate->wait(epoch);
+        inter_gate->wait(hand_to_rails(rank, inter_bytes, bp.inter));
       } else if (nodes > 1) {
         inter_stage(mailbox, nodes, gpus, local, node, inter_bytes / gpus, bp.inter, 1);
       }
@@ -463,12 +439,7 @@ void Job::State::pipelined_hierarchical(int rank, double shard, double inter_byt
                                         InterStage stage, int& intra_epoch) {
   const int node = rank / gpus, local = rank % gpus;
   if (rail_mode) {
-    const int epoch = bucket_epoch[rank]++;
-    if (rank == 0) {
-      epoch_bytes.push_back(inter_bytes);
-      epoch_inter.push_back(stage);
-    }
-    rs_gate->arrive(epoch);
+    const int epoch = hand_to_rails(rank, inter_bytes, stage);
     if (gpus > 1) intra_phase(rank, 2 * (gpus - 1), shard, intra_epoch);
     inter_gate->wait(epoch);
     return;
@@ -479,6 +450,16 @@ void Job::State::pipelined_hierarchical(int rank, double shard, double inter_byt
       });
   if (gpus > 1) intra_phase(rank, 2 * (gpus - 1), shard, intra_epoch);
   stage_actor->join();
+}
+
+int Job::State::hand_to_rails(int rank, double inter_bytes, InterStage stage) {
+  const int epoch = bucket_epoch[rank]++;
+  if (rank == 0) {
+    epoch_bytes.push_back(inter_bytes);
+    epoch_inter.push_back(stage);
+  }
+  rs_gate->arrive(epoch);
+  return epoch;
 }
 
 void Job::State::rail_main(int rail) {

@@ -252,6 +252,9 @@ struct Job::State {
   void setup_rails();
   void pipelined_hierarchical(int rank, double shard, double inter_bytes, InterStage stage,
                               int& intra_epoch);
+  // Rail mode: hands this bucket's inter-node stage to the rail actors (rank 0 records its bytes
+  // and stage); returns the bucket's epoch, whose inter_gate opens when the rails are done.
+  int hand_to_rails(int rank, double inter_bytes, InterStage stage);
 
  private:
   int sync_gradients(int rank, int iteration, double t_fwd, int& intra_epoch);
