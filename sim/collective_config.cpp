@@ -145,6 +145,18 @@ double flat_ring_inter_node_volume(int nodes, int ranks) {
   return ((p - 1.0) / p) / ((n - 1.0) / n);
 }
 
+double nvls_intra_volume(int gpus) {
+  if (gpus < 3)
+    throw std::invalid_argument(
+        fmt::format("nvls_intra_volume: NVLS needs 3 or more GPUs on the switch, got {}", gpus));
+  // Volume ratio NVLS / ring on g GPUs: ((g+1)/g) / (2(g-1)/g).
+  const auto volume = [](double g) { return (g + 1.0) / (2.0 * (g - 1.0)); };
+  // One DGX H100 (8 GPUs), NCCL's bus bandwidth: NVLS 480 GB/s, ring 365-370 [nccl#1455].
+  constexpr double kNvlsBusbw = 480.0, kRingBusbw = 367.5;
+  const double switch_efficiency = (kNvlsBusbw / kRingBusbw) * volume(8.0);
+  return volume(gpus) / switch_efficiency;
+}
+
 Fidelity resolve_fidelity(Fidelity f, int gpus, int flow_limit_gpus) {
   if (f != Fidelity::kAuto) return f;
   return gpus <= flow_limit_gpus ? Fidelity::kFlow : Fidelity::kWave;

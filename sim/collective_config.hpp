@@ -104,6 +104,18 @@ Algorithm job_pattern(Algorithm a, bool per_bucket, int nodes, int gpus_per_node
 // So ((ranks-1)/ranks) / ((nodes-1)/nodes): 1.25 for 4 nodes of 4 GPUs, 1 for one GPU per node.
 // Needs nodes > 1 and ranks >= nodes (std::invalid_argument otherwise).
 double flat_ring_inter_node_volume(int nodes, int ranks);
+// What one GPU's NVLinks carry in an NVLS (NVLink SHARP) all-reduce on `gpus` GPUs of one
+// NVSwitch, per byte a ring's reduce-scatter and all-gather carry there. NVLS reduces in the
+// switch: the GPU's copy of every shard goes up once and the reduced own shard comes down
+// (multimem ld_reduce), then the GPU multicasts that shard and every other shard comes down
+// (multimem st): at least (g+1)/g of the buffer each way, against the ring's 2(g-1)/g (NCCL
+// v2.21.5 src/device/all_reduce.h, the NVLS scatter / reduce-broadcast / gather warps). What NCCL
+// reaches of that bound is measured: on one DGX H100, 480 GB/s bus bandwidth with NVLS and
+// 365-370 with the ring [nccl#1455], 0.84 of the bound's 14/9 over the ring (the switch's
+// reduction rate and NCCL's copies through its NVLS buffers), so the bound is divided by it.
+// 0.77 on 8 GPUs (ring x 1.31); about 1 on 4. Needs gpus >= 3 (NCCL enables NVLS from 3 GPUs;
+// std::invalid_argument otherwise).
+double nvls_intra_volume(int gpus);
 // `auto` resolved by size: flow up to `flow_limit_gpus` GPUs, wave beyond.
 Fidelity resolve_fidelity(Fidelity f, int gpus, int flow_limit_gpus = 48);
 

@@ -298,13 +298,18 @@ BucketPlan Job::State::plan_bucket(double bytes) const {
   if (per_bucket) {
     // The inter-node stage each NCCL algorithm runs: rings, (double binary) trees, or the
     // switches' reduction (one shard up and the result down through each NIC). Inside a node
-    // every algorithm moves about (g-1)/g of the buffer each way per GPU, NVLS included.
+    // the reduce-scatter and all-gather rings carry every algorithm's stage, each moving about
+    // (g-1)/g of the buffer each way per GPU; NVLS moves less (below).
     if (c.algo == NcclAlgo::kTree || c.algo == NcclAlgo::kNvlsTree) p.inter = InterStage::kTree;
     if (c.algo == NcclAlgo::kCollNetDirect || c.algo == NcclAlgo::kCollNetChain ||
         c.algo == NcclAlgo::kNvls)
       p.inter = InterStage::kSharp;
   }
   p.wire_factor = p.inter_wire_factor = 1.0 / c.efficiency;
+  // NVLS (one node; with the tree or CollNet across nodes) reduces in the NVSwitch: the intra-node
+  // flows carry its volume, not the ring's (nvls_intra_volume; about x0.77 on 8 GPUs).
+  if ((c.algo == NcclAlgo::kNvls || c.algo == NcclAlgo::kNvlsTree) && gpus >= 3)
+    p.wire_factor *= nvls_intra_volume(gpus);
   // NCCL's ring is one ring over all the job's GPUs, not Horovod's ring of nodes per local rank:
   // each of its hops, the NICs included, carries 2(P-1)/P of the buffer (P GPUs; nccl-tests
   // doc/PERFORMANCE.md, "bus bandwidth" of all-reduce), where the simulated pattern's inter-node

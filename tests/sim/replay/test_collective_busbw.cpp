@@ -11,9 +11,15 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
 #include "sim/communicator.hpp"
 #include "sim/engine_setup.hpp"
@@ -110,6 +116,48 @@ TEST_SUITE("unit") {
   // stage, set the time; the NVSwitch stages run under them.
   TEST_CASE("measured busbw: DGX A100, two nodes over 8 x HDR200") {
     check_within(busbw_GBps("dgx-a100-80gb", 2, 8, ""), 192.0, 0.05);
+  }
+
+  // One DGX H100 [nccl#1455]: NCCL's ring reaches 365-370 GB/s bus bandwidth on the NVSwitch,
+  // NVLS (NVLink SHARP, reduction in the switch, NCCL's choice for large buffers) 480.
+  TEST_CASE("measured busbw: DGX H100, one node, ring") {
+    check_within(busbw_GBps("dgx-h100", 1, 8, ", algorithm: ring"), 367.5, 0.05);
+  }
+  TEST_CASE("measured busbw: DGX H100, one node, NCCL's choice (NVLS)") {
+    check_within(busbw_GBps("dgx-h100", 1, 8, ""), 480.0, 0.05);
+  }
+
+  // NVLS on 4 of the 8 GPUs: its volume, 5/4 of the buffer each way against the ring's 6/4, with
+  // the switch efficiency measured on 8 (480 / (367.5 x 14/9)) gives about the ring's rate.
+  TEST_CASE("NVLS on 4 GPUs of a DGX H100 is about as fast as the ring") {
+    const double efficiency = 480.0 / (367.5 * 14.0 / 9.0);
+    check_within(busbw_GBps("dgx-h100", 1, 4, ", algorithm: nvls"), 367.5 * 6.0 / 5.0 * efficiency,
+                 0.05);
+  }
+
+  // Out of sample: an H800 node has 8 NVLinks per GPU instead of 18 (200 GB/s each way), and
+  // NCCL's NVLS all-reduce reached 215 GB/s bus bandwidth on 8 of them [nccl#1374]. The switch
+  // efficiency comes from the H100 measurement above only.
+  TEST_CASE("measured busbw: an H800 node (8 NVLinks per GPU), NVLS") {
+    std::ifstream in(scalecast::platforms::find_data_file("platforms/dgx-h100.yaml"));
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string yaml = text.str();
+    const std::string links = "count: 18 ";
+    const auto at = yaml.find(links);
+    REQUIRE(at != std::string::npos);
+    yaml.replace(at, links.size(), "count: 8  ");
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("scalecast_h800_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto platform = dir / "h800.yaml";
+    std::ofstream(platform) << yaml;
+    std::filesystem::copy_file(scalecast::platforms::find_data_file("platforms/gpus.yaml"),
+                               dir / "gpus.yaml");
+    const double nvls = busbw_GBps(platform.string(), 1, 8, ", algorithm: nvls");
+    std::filesystem::remove_all(dir);
+    check_within(nvls, 215.0, 0.05);
   }
 
   // Horovod's hierarchical all-reduce is three NCCL calls one after the other: reduce-scatter
