@@ -109,59 +109,66 @@ void check_script_text(const std::string& text, const std::string& option) {
 
 // The Slurm scripts of a planned sweep: an array job whose task i runs point i, a merge job
 // after it, and submit.sh, which submits both (only the points without a result: a resubmission
-// after failures or a time limit runs what is left). Every path and extra sbatch argument is a
-// single-quoted bash word (a sweep folder may hold spaces or quotes); the log files are named on
-// sbatch's command line in submit.sh, not in #SBATCH lines, which are not shell words.
+// after failures or a time limit runs what is left). submit.sh finds the sweep folder from its own
+// path and hands it to both jobs as their argument (Slurm runs a copy of a batch script from its
+// spool directory, so they cannot find it themselves): a sweep folder copied or moved, to scratch
+// or another cluster, runs and merges where it is, not where it was planned. Every path and
+// extra sbatch argument is a single-quoted bash word (a sweep folder may hold spaces or quotes);
+// the log files are named on sbatch's command line in submit.sh, not in #SBATCH lines, which are
+// not shell words.
 void write_slurm_scripts(const SweepPlan& plan, const SweepOptions& o) {
   const std::string exe = shell_quote(self_exe());
   const std::string dir = plan.dir + "/slurm";
   std::filesystem::create_directories(dir);
   std::string sbatch_args;
   for (const std::string& a : o.sbatch) sbatch_args += " " + shell_quote(a);
-  const std::string qdir = shell_quote(plan.dir), qwork = shell_quote(plan.workdir);
+  const std::string qwork = shell_quote(plan.workdir);
+  const auto job_script = [&](const std::string& what, const std::string& name,
+                              const std::string& command) {
+    return fmt::format(
+        "#!/bin/bash\n"
+        "# {0} (scalecast sweep --slurm). Its argument is the sweep folder, which submit.sh "
+        "passes.\n"
+        "#SBATCH --job-name={1}\n"
+        "#SBATCH --ntasks=1\n"
+        "sweep_dir=${{1:?usage: $0 SWEEP_DIR (run slurm/submit.sh, which passes it)}}\n"
+        "cd {2} || exit 1\n"
+        "exec {3} {4} --out \"$sweep_dir\"\n",
+        what, name, qwork, exe, command);
+  };
   common::write_file_atomic(
       dir + "/array.sh",
-      fmt::format("#!/bin/bash\n"
-                  "# One sweep point per array task (scalecast sweep --slurm). Task i runs point i "
-                  "of {0}/points.jsonl.\n"
-                  "#SBATCH --job-name=scalecast-sweep\n"
-                  "#SBATCH --ntasks=1\n"
-                  "cd {1} || exit 1\n"
-                  "exec {2} --quiet sweep --run-task \"$SLURM_ARRAY_TASK_ID\" --out {0}\n",
-                  qdir, qwork, exe));
+      job_script("One sweep point per array task: task i runs point i of SWEEP_DIR/points.jsonl",
+                 "scalecast-sweep", "--quiet sweep --run-task \"$SLURM_ARRAY_TASK_ID\""));
   common::write_file_atomic(
       dir + "/merge.sh",
-      fmt::format("#!/bin/bash\n"
-                  "# Merges the sweep's results into summaries and sweep.csv once every point "
-                  "ran.\n"
-                  "#SBATCH --job-name=scalecast-merge\n"
-                  "#SBATCH --ntasks=1\n"
-                  "cd {1} || exit 1\n"
-                  "exec {2} sweep --merge --out {0}\n",
-                  qdir, qwork, exe));
+      job_script("Merges the sweep's results into summaries and sweep.csv once every point ran",
+                 "scalecast-merge", "sweep --merge"));
   common::write_file_atomic(
       dir + "/submit.sh",
       fmt::format(
           "#!/bin/bash\n"
-          "# Submits the points of {0} that have no result yet as a job array, and the "
-          "merge after them.\n"
+          "# Submits the points of the sweep folder this script is in (planned as {0}) that have "
+          "no result yet as a job array, and the merge after them.\n"
           "# Extra arguments go to both sbatch calls (e.g. --wait on the merge: "
           "SCALECAST_MERGE_WAIT=1).\n"
           "set -euo pipefail\n"
-          "slurm_dir={3}\n"
-          "ids=$({1} sweep --missing --out {0})\n"
+          "slurm_dir=$(cd -- \"$(dirname -- \"${{BASH_SOURCE[0]}}\")\" && pwd)\n"
+          "sweep_dir=$(dirname -- \"$slurm_dir\")\n"
+          "ids=$({1} sweep --missing --out \"$sweep_dir\")\n"
           "wait_flag=()\n"
           "[[ ${{SCALECAST_MERGE_WAIT:-0}} == 1 ]] && wait_flag=(--wait)\n"
-          "merge=(--output=\"$slurm_dir/merge.out\"{2} \"$@\" \"$slurm_dir/merge.sh\")\n"
+          "merge=(--output=\"$slurm_dir/merge.out\"{2} \"$@\" \"$slurm_dir/merge.sh\" "
+          "\"$sweep_dir\")\n"
           "if [[ -z $ids ]]; then\n"
           "  exec sbatch --parsable \"${{wait_flag[@]}}\" \"${{merge[@]}}\"\n"
           "fi\n"
-          "jid=$(sbatch --parsable --array=\"$ids\"{4} --output=\"$slurm_dir/point-%a.out\"{2} "
-          "\"$@\" \"$slurm_dir/array.sh\")\n"
+          "jid=$(sbatch --parsable --array=\"$ids\"{3} --output=\"$slurm_dir/point-%a.out\"{2} "
+          "\"$@\" \"$slurm_dir/array.sh\" \"$sweep_dir\")\n"
           "echo \"array job $jid: points $ids\" >&2\n"
           "exec sbatch --parsable \"${{wait_flag[@]}}\" --dependency=afterok:\"$jid\" "
           "\"${{merge[@]}}\"\n",
-          qdir, exe, sbatch_args, shell_quote(dir),
+          shell_quote(plan.dir), exe, sbatch_args,
           o.slurm_max_running > 0 ? fmt::format("%{}", o.slurm_max_running) : ""));
   std::filesystem::permissions(dir + "/submit.sh", std::filesystem::perms::owner_exec,
                                std::filesystem::perm_options::add);

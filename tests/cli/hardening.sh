@@ -45,10 +45,54 @@ slurm_paths_with_spaces)
   for f in array merge submit; do bash -n "$out/slurm/$f.sh" || fail "$f.sh: syntax"; done
   grep -q -- "'--comment=a b'" "$out/slurm/submit.sh" || fail "sbatch argument not quoted"
   for id in 0 1; do
-    SLURM_ARRAY_TASK_ID=$id bash "$out/slurm/array.sh" >"$D/task.txt" 2>&1 || fail "array.sh task $id: $(cat "$D/task.txt")"
+    SLURM_ARRAY_TASK_ID=$id bash "$out/slurm/array.sh" "$out" >"$D/task.txt" 2>&1 || fail "array.sh task $id: $(cat "$D/task.txt")"
   done
-  bash "$out/slurm/merge.sh" >"$D/merge.txt" 2>&1 || fail "merge.sh: $(cat "$D/merge.txt")"
+  bash "$out/slurm/merge.sh" "$out" >"$D/merge.txt" 2>&1 || fail "merge.sh: $(cat "$D/merge.txt")"
   [[ -s $out/sweep.csv ]] || fail "no sweep.csv"
+  # Without the folder (submit.sh passes it) a job script says so and does nothing.
+  expect 1 "array.sh SWEEP_DIR \(run slurm/submit.sh, which passes it\)" \
+    env SLURM_ARRAY_TASK_ID=0 bash "$out/slurm/array.sh"
+  ;;
+slurm_moved_folder)
+  # A sweep folder moved after planning (to scratch, another cluster) used to run and merge in the
+  # folder it was planned in: the scripts named that path. submit.sh now finds its own folder and
+  # passes it to the jobs. A stand-in sbatch on PATH runs each job here, array tasks in turn.
+  mkdir -p "$D/bin"
+  cat >"$D/bin/sbatch" <<'SBATCH'
+#!/bin/bash
+array=""
+while [[ $# -gt 0 && $1 == --* ]]; do
+  [[ $1 == --array=* ]] && array=${1#--array=} && array=${array%%%*}
+  shift
+done
+script=$1
+shift
+echo "$script $*" >>"$(dirname "$script")/sbatch.log"
+if [[ -z $array ]]; then bash "$script" "$@" >/dev/null || exit 1; echo 2; exit 0; fi
+for part in ${array//,/ }; do
+  for ((i = ${part%-*}; i <= ${part#*-}; i++)); do
+    SLURM_ARRAY_TASK_ID=$i bash "$script" "$@" >/dev/null || exit 1
+  done
+done
+echo 1
+SBATCH
+  chmod +x "$D/bin/sbatch"
+  "$exe" -q sweep "$scen" --nodes 1,2 --set iterations=1 --slurm --out "$D/planned" >/dev/null ||
+    fail "sweep --slurm"
+  mv "$D/planned" "$D/moved here"
+  PATH="$D/bin:$PATH" "$D/moved here/slurm/submit.sh" >"$D/submit.txt" 2>&1 ||
+    fail "submit.sh: $(cat "$D/submit.txt")"
+  [[ ! -e $D/planned ]] || fail "the moved sweep wrote into the folder it was planned in"
+  [[ -s "$D/moved here/sweep.csv" ]] || fail "no sweep.csv in the moved folder"
+  grep -q "array.sh $D/moved here$" "$D/moved here/slurm/sbatch.log" ||
+    fail "array.sh not given the moved folder: $(cat "$D/moved here/slurm/sbatch.log")"
+  grep -q "points 0-2$" "$D/submit.txt" || fail "expected the array of points 0-2: $(cat "$D/submit.txt")"
+  # Nothing left to run: submit.sh submits the merge alone, in the moved folder.
+  rm "$D/moved here/sweep.csv"
+  PATH="$D/bin:$PATH" "$D/moved here/slurm/submit.sh" >"$D/submit2.txt" 2>&1 ||
+    fail "submit.sh again: $(cat "$D/submit2.txt")"
+  [[ -s "$D/moved here/sweep.csv" ]] || fail "the merge alone did not write sweep.csv"
+  [[ ! -e $D/planned ]] || fail "the merge wrote into the folder the sweep was planned in"
   ;;
 slurm_control_characters)
   # A newline in the sweep folder's path ended the comment line of array.sh that names it and
