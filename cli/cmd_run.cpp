@@ -87,6 +87,17 @@ void warn_utilisation_above_peak(const sim::Scenario& s, const nlohmann::ordered
         100.0 * hfu, s.framework_efficiency);
 }
 
+// The data-parallel counterpart: compute ops the cost model priced faster than the GPU's peak.
+void warn_ops_above_peak(const sim::Scenario& s, const nlohmann::ordered_json& point) {
+  if (!point.contains("op_costs") || !point["op_costs"].contains("above_peak")) return;
+  const auto& a = point["op_costs"]["above_peak"];
+  spdlog::warn(
+      "{} compute ops of the step run faster than the GPU's peak (up to {:.2f}x), which "
+      "framework_efficiency {} (above 1) allows; fit it to a measurement (scalecast validate) "
+      "or lower it",
+      a["ops"].get<int>(), a["max_rate_over_peak"].get<double>(), s.framework_efficiency);
+}
+
 int run_one_point(const RunOptions& o) {
   // Paths as the parent's preflight resolved them (so the scenario runs from any directory).
   // The parent checked the inputs already; a point started on its own (validate's children,
@@ -176,6 +187,7 @@ int run_scenario(const RunOptions& o) {
       for (auto& p : points) sim::add_time_to_train(s, p);  // with `time_to_train` only
       std::fputs(sim::format_table(s, points).c_str(), stdout);
       std::fputs(sim::format_time_to_train(s, points).c_str(), stdout);
+      warn_ops_above_peak(s, points.front());
     }
     std::fflush(stdout);
     if (!o.out_dir.empty()) sim::write_summary(o.out_dir, s, points);

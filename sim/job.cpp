@@ -476,6 +476,8 @@ JobResult Job::result() const {
       ++u.ops;
       u.seconds += op.duration_s;
     }
+    r.above_peak_ops += p.above_peak_ops;
+    r.above_peak_max_ratio = std::max(r.above_peak_max_ratio, p.above_peak_max_ratio);
   };
   if (s.spec.programs.empty())
     count_tiers(s.spec.program);

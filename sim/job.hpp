@@ -119,6 +119,10 @@ struct JobResult {
     double seconds = 0.0;
   };
   std::map<std::string, TierUse> op_tiers;
+  // Compute ops priced faster than the GPU's peak (StepProgram::above_peak_ops), over the
+  // job's programs, and the largest rate over the peak.
+  int above_peak_ops = 0;
+  double above_peak_max_ratio = 0.0;
   std::map<std::string, double> bytes_per_iteration;
   std::vector<Interval> intervals;
   InputPipelineSpec input;  // as replayed

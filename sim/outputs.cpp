@@ -89,6 +89,10 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
     }
     j["op_costs"] = {{"tiers", tiers},
                      {"measured_time_share", total > 0.0 ? measured / total : 0.0}};
+    // Only where it happens (a framework efficiency above 1): compute ops faster than the peak.
+    if (r.above_peak_ops > 0)
+      j["op_costs"]["above_peak"] = {{"ops", r.above_peak_ops},
+                                     {"max_rate_over_peak", r.above_peak_max_ratio}};
   }
   if (!r.collective_tier.empty()) {
     // NCCL's choices per iteration ("algorithm/protocol": buckets) and the tier of their terms.
@@ -306,6 +310,11 @@ std::string format_table(const Scenario& s, const std::vector<nlohmann::ordered_
       tiers += fmt::format("{}{} {} ops", tiers.empty() ? "" : ", ", tier, use["ops"].get<int>());
     o << fmt::format("op costs: {:.1f}% of the step's op time priced from measured kernels ({})\n",
                      100.0 * c["measured_time_share"].get<double>(), tiers);
+    if (c.contains("above_peak"))
+      o << fmt::format(
+          "op costs: {} compute ops run faster than the GPU's peak (up to {:.2f}x; a convolution "
+          "counts against twice the peak), which only a framework efficiency above 1 does\n",
+          c["above_peak"]["ops"].get<int>(), c["above_peak"]["max_rate_over_peak"].get<double>());
   }
   return o.str();
 }

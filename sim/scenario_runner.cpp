@@ -49,6 +49,18 @@ StepProgram build_program(const models::TrainingStep& step, const calibration::C
     po.stream = op.op_class == models::OpClass::kMemcpy ? Stream::kCopy : Stream::kCompute;
     po.duration_s = c.time_s;
     po.tier = tier_name(c.tier);
+    const bool compute = op.op_class == models::OpClass::kConv ||
+                         op.op_class == models::OpClass::kGemm ||
+                         op.op_class == models::OpClass::kAttention;
+    const double peak = compute ? gpu.peak_flops(op.dtype, op.tensor_core) : 0.0;
+    if (peak > 0.0 && op.flops > 0.0 && c.time_s > 0.0) {
+      const double ratio =
+          op.flops / c.time_s / ((op.op_class == models::OpClass::kConv ? 2.0 : 1.0) * peak);
+      if (ratio > 1.0 + 1e-9) {
+        ++p.above_peak_ops;
+        p.above_peak_max_ratio = std::max(p.above_peak_max_ratio, ratio);
+      }
+    }
     po.preds.assign(step.predecessors(i).begin(), step.predecessors(i).end());
     po.optimizer = op.pass == models::Pass::kOptimizer;
     p.ops.push_back(std::move(po));

@@ -45,6 +45,11 @@ struct StepProgram {
   // iteration does (synchronisation, data hand-off), which delays the first op by as much.
   double dispatch_per_op_s = 0.0;
   double fixed_per_iteration_s = 0.0;
+  // Compute ops priced faster than the GPU's peak for their dtype (a convolution: twice it, as
+  // Winograd and FFT kernels beat the direct-convolution FLOP count), which only a framework
+  // efficiency above 1 does; the largest such rate over the peak. Reported, never clamped.
+  int above_peak_ops = 0;
+  double above_peak_max_ratio = 0.0;
 };
 
 // Offsets from the iteration start (the moment the first forward op may run).

@@ -94,6 +94,23 @@ SBATCH
   [[ -s "$D/moved here/sweep.csv" ]] || fail "the merge alone did not write sweep.csv"
   [[ ! -e $D/planned ]] || fail "the merge wrote into the folder the sweep was planned in"
   ;;
+ops_above_peak)
+  # framework_efficiency may be up to 100, and at 100 ResNet-50 ran at 25,000 images/s per V100
+  # without a word. Compute ops priced faster than the GPU's peak are now counted in summary.json
+  # (op_costs.above_peak), printed under the table and warned about; none at the default.
+  expect 0 "^\[W\] [0-9]+ compute ops of the step run faster than the GPU's peak \(up to [0-9.]+x\), which framework_efficiency 100 \(above 1\) allows" \
+    "$exe" run "$scen" --set nodes=1 --set framework_efficiency=100 --out "$D/fast"
+  grep -q "compute ops run faster than the GPU's peak" "$D/out.txt" || fail "no line under the table"
+  python3 - "$D/fast/summary.json" <<'PY' || fail "summary.json lacks op_costs.above_peak"
+import json, sys
+summary = json.load(open(sys.argv[1]))
+points = summary["points"] if "points" in summary else [summary]
+assert all(p["op_costs"]["above_peak"]["ops"] > 0 and p["op_costs"]["above_peak"]["max_rate_over_peak"] > 1 for p in points)
+PY
+  expect 0 "" "$exe" run "$scen" --set nodes=1 --out "$D/default"
+  ! grep -q "faster than the GPU's peak" "$D/err.txt" "$D/out.txt" || fail "a warning at the default efficiency"
+  ! grep -q above_peak "$D/default/summary.json" || fail "above_peak at the default efficiency"
+  ;;
 slurm_control_characters)
   # A newline in the sweep folder's path ended the comment line of array.sh that names it and
   # made the rest a command of the script (found 5 Dec: --out $'/tmp/x\necho INJECTED\n#');
