@@ -15,6 +15,7 @@
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
 #include "platforms/schema.hpp"
+#include "sim/collective_config.hpp"
 #include "sim/intra_rings.hpp"
 #include "sim/transport.hpp"
 
@@ -193,6 +194,12 @@ void print_collectives(const platforms::Platform& p) {
         "(NCCL's estimates at the NICs' line rate, as its tuner sees them; the simulation moves "
         "the flows between nodes at {:.2f} of it, the socket transport's measured share)\n",
         sim::kNcclSocketLinkFraction);
+  if (one.nvls && t.gpu_count >= 3)
+    fmt::print(
+        "(times are NCCL's estimates, which pick the algorithm; the simulation runs it on the "
+        "routes: NVLS on one node moves {:.2f} of the ring's bytes per GPU, from the measured NVLS "
+        "and ring bus bandwidths of a DGX H100, so it can take longer than NCCL estimates)\n",
+        sim::nvls_intra_volume(t.gpu_count));
   if (!p.network.sharp) return;
   fmt::print(
       "with CollNet enabled (NCCL_COLLNET_ENABLE=1, scenario key allreduce.collnet: true; NCCL "
