@@ -66,32 +66,41 @@ double graph_bw(const NcclTopology& t) {
 }
 bool simple_only(NcclProto p) { return p == NcclProto::kSimple; }
 
+// The ring's bus bandwidth for protocol p (the same refinements for every ring collective).
+double ring_bus_bw(const NcclTopology& t, NcclProto p) {
+  double bus = graph_bw(t);
+  const double ppn = static_cast<double>(t.ranks) / t.nodes;
+  if (p == NcclProto::kLL) bus = std::min(ll_max_bw(t), bus * .5);
+  if (p == NcclProto::kLL128)
+    bus = std::min(bus * (ppn < 2 ? 0.7 : 0.92),
+                   t.channels * kPerChMaxRingLL128Bw[cc_index(t)][nodes_index(t)]);
+  return bus;
+}
+
+// The ring's latency over `steps` steps of which `n_inter` cross nodes.
+double ring_latency_us(const NcclTopology& t, NcclProto p, int steps, int n_inter) {
+  double intra = intra_lat(t, NcclAlgo::kRing, p);
+  if (t.nodes > 1) {
+    // Inter-node rings still launch nsteps network posts (1 us Intel/other, 2 us AMD; x3 for
+    // Simple).
+    double overhead = t.amd_cpu ? 2.0 : 1.0;
+    if (p == NcclProto::kSimple) overhead *= 3;
+    intra = std::max(intra, overhead);
+  }
+  return kBaseLat[idx(NcclAlgo::kRing)][idx(p)] + (steps - n_inter) * intra +
+         n_inter * inter_lat(t, NcclAlgo::kRing, p);
+}
+
 class Ring final : public NcclAlgorithm {
  public:
   NcclAlgo id() const override { return NcclAlgo::kRing; }
   bool enabled(const NcclTopology& t) const override { return t.ranks > 1; }
   int steps(const NcclTopology& t) const override { return 2 * (t.ranks - 1); }
   double bandwidth_GBps(const NcclTopology& t, NcclProto p) const override {
-    double bus = graph_bw(t);
-    const double ppn = static_cast<double>(t.ranks) / t.nodes;
-    if (p == NcclProto::kLL) bus = std::min(ll_max_bw(t), bus * .5);
-    if (p == NcclProto::kLL128)
-      bus = std::min(bus * (ppn < 2 ? 0.7 : 0.92),
-                     t.channels * kPerChMaxRingLL128Bw[cc_index(t)][nodes_index(t)]);
-    return bus * t.ranks / steps(t);  // bus bandwidth to algorithm bandwidth
+    return ring_bus_bw(t, p) * t.ranks / steps(t);  // bus bandwidth to algorithm bandwidth
   }
   double latency_us(const NcclTopology& t, NcclProto p) const override {
-    const int n_inter = t.nodes > 1 ? 2 * t.nodes : 0;
-    double intra = intra_lat(t, id(), p);
-    if (t.nodes > 1) {
-      // Inter-node rings still launch nsteps network posts (1 us Intel/other, 2 us AMD; x3 for
-      // Simple).
-      double overhead = t.amd_cpu ? 2.0 : 1.0;
-      if (p == NcclProto::kSimple) overhead *= 3;
-      intra = std::max(intra, overhead);
-    }
-    return kBaseLat[idx(id())][idx(p)] + (steps(t) - n_inter) * intra +
-           n_inter * inter_lat(t, id(), p);
+    return ring_latency_us(t, p, steps(t), t.nodes > 1 ? 2 * t.nodes : 0);
   }
 };
 
@@ -242,6 +251,31 @@ std::vector<std::unique_ptr<NcclAlgorithm>> make_nccl_algorithms() {
   v.push_back(std::make_unique<Nvls>());
   v.push_back(std::make_unique<NvlsTree>());
   return v;
+}
+
+NcclRingChoice nccl_ring_choice(const NcclTopology& t, NcclRingCollective c, double bytes) {
+  NcclRingChoice best;
+  if (t.ranks < 2 || !(bytes > 0.0)) return best;
+  // tuning.cc: a reduce-scatter or all-gather has nRanks - 1 steps, nNodes - 1 of them between
+  // nodes; an all-reduce 2(nRanks - 1), 2 nNodes.
+  const bool all_reduce = c == NcclRingCollective::kAllReduce;
+  const int steps = all_reduce ? 2 * (t.ranks - 1) : t.ranks - 1;
+  const int n_inter = t.nodes > 1 ? (all_reduce ? 2 * t.nodes : t.nodes - 1) : 0;
+  const Ring ring;
+  for (const NcclProto p : {NcclProto::kLL, NcclProto::kLL128, NcclProto::kSimple}) {
+    if (!ring.supports(p, t)) continue;
+    const double bw = ring_bus_bw(t, p) * t.ranks / steps;
+    if (!(bw > 0.0)) continue;
+    double latency = ring_latency_us(t, p, steps, n_inter);
+    // "Plateau effect of ring" (ncclTopoGetAlgoTime): an all-reduce across nodes with Simple.
+    if (all_reduce && p == NcclProto::kSimple && t.nodes > 1 &&
+        bytes / (static_cast<double>(t.channels) * t.ranks) >= 64)
+      latency *= t.compute_capability < 80 ? 1.9 : 1.4;
+    const double time = latency * 1e-6 + bytes / (bw * 1e9);
+    if (best.time_s > 0.0 && time >= best.time_s) continue;
+    best = {p, latency * 1e-6, protocol_efficiency(p), time};
+  }
+  return best;
 }
 
 double nccl_base_latency_us(NcclAlgo a, NcclProto p) { return kBaseLat[idx(a)][idx(p)]; }

@@ -61,6 +61,21 @@ class NcclAlgorithm {
 // The six NCCL algorithms in NCCL's index order.
 std::vector<std::unique_ptr<NcclAlgorithm>> make_nccl_algorithms();
 
+// The ring collectives of an LLM step, as NCCL's tuner prices them.
+enum class NcclRingCollective { kAllReduce, kReduceScatter, kAllGather };
+struct NcclRingChoice {
+  NcclProto proto = NcclProto::kSimple;
+  double latency_s = 0.0;   // the call's fixed part
+  double efficiency = 1.0;  // protocol_efficiency(proto): buffer bytes per byte on the wire
+  double time_s = 0.0;      // latency_s + bytes / algorithm bandwidth; 0: no call (< 2 ranks)
+};
+// NCCL's ring for one call of `bytes` (an all-reduce's buffer, a reduce-scatter's input, an
+// all-gather's output, as NCCL counts them) on topology `t`, with the protocol of least predicted
+// time among those NCCL enables: tuning.cc's ring terms with its step counts, a reduce-scatter
+// or all-gather nRanks - 1 steps of which nNodes - 1 between nodes, an all-reduce 2(nRanks - 1)
+// and 2 nNodes (and ncclTopoGetAlgoTime's ring plateau for a Simple all-reduce across nodes).
+NcclRingChoice nccl_ring_choice(const NcclTopology& t, NcclRingCollective c, double bytes);
+
 // NCCL's tables, exposed for tests and `describe`.
 double nccl_base_latency_us(NcclAlgo a, NcclProto p);
 // hw: 0 NVLink, 1 PCI, 2 network (NCCL_HW_NVLINK / _PCI / _NET).

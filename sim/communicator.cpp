@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sim/collective_config.hpp"
 #include "sim/comm_wait.hpp"
 #include "sim/host_rings.hpp"
 #include "sim/intra_rings.hpp"
@@ -59,6 +60,10 @@ Communicator::Communicator(std::vector<sg4::Host*> hosts, const std::vector<int>
   measure();
 }
 
+void Communicator::set_nccl(const calibration::NcclTopology& topology) {
+  nccl_ = std::make_shared<const calibration::CollectiveModel>(topology);
+}
+
 void Communicator::measure() {
   const int n = size();
   std::vector<sg4::Link*> links;
@@ -92,6 +97,28 @@ CollectiveCall Collective::start(const Communicator& comm, double bytes, int ste
   const int n = comm.size();
   if (n <= 1 || bytes <= 0.0) return {};
   const int channels = comm.channels();
+  // NCCL's terms for the call: its protocol's wire bytes and the latency beyond the routes'.
+  double extra_latency_s = 0.0;
+  if (const calibration::CollectiveModel* m = comm.nccl(); m && nccl_kind()) {
+    const calibration::NcclTopology& t = m->topology();
+    double latency_s = 0.0;
+    bool nvls = false;
+    if (*nccl_kind() == calibration::NcclRingCollective::kAllReduce && t.nvls && t.nodes == 1) {
+      // NCCL's pick among its all-reduce algorithms; NVLS where it wins (nvls_intra_volume).
+      const calibration::CollectiveChoice c = m->choose(bytes);
+      if (c.algo == calibration::NcclAlgo::kNvls) {
+        nvls = true;
+        wire_factor *= nvls_intra_volume(n) / c.efficiency;
+        latency_s = c.latency_s;
+      }
+    }
+    if (!nvls) {
+      const calibration::NcclRingChoice c = calibration::nccl_ring_choice(t, *nccl_kind(), bytes);
+      wire_factor /= c.efficiency;
+      latency_s = c.latency_s;
+    }
+    extra_latency_s = std::max(0.0, latency_s - ring_steps(n, steps) * comm.ring_alpha_s());
+  }
   const double per_edge = bytes_sent_per_member(n, bytes, steps) * wire_factor / channels;
   std::vector<sg4::CommPtr> comms;
   comms.reserve(static_cast<std::size_t>(n * channels));
@@ -105,7 +132,7 @@ CollectiveCall Collective::start(const Communicator& comm, double bytes, int ste
           static_cast<std::uint64_t>(per_edge * comm.flow_factor(from, to))));
     }
   }
-  return {std::move(comms), (ring_steps(n, steps) - 1) * comm.ring_alpha_s()};
+  return {std::move(comms), (ring_steps(n, steps) - 1) * comm.ring_alpha_s() + extra_latency_s};
 }
 
 const Collective& collective_for(models::CommKind k) {

@@ -10,9 +10,11 @@
 #include <simgrid/s4u.hpp>
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "calibration/collective_model.hpp"
 #include "models/llm_step.hpp"
 
 namespace scalecast::sim {
@@ -46,6 +48,13 @@ class Communicator {
   double ring_alpha_s() const { return ring_alpha_s_; }
   // Every link on a route between ring neighbours of any channel.
   const std::set<const simgrid::s4u::Link*>& ring_links() const { return ring_links_; }
+  // NCCL's tuning model of this group (its nodes and members per node; none: the rings' flows
+  // and route latencies only). With it an all-reduce, reduce-scatter or all-gather runs the
+  // protocol NCCL picks (its flows carry the bytes over the protocol's efficiency) and waits
+  // NCCL's latency where it exceeds the routes'; an all-reduce on one NVLS node moves NVLS's
+  // bytes when NCCL picks NVLS (Collective::start).
+  void set_nccl(const calibration::NcclTopology& topology);
+  const calibration::CollectiveModel* nccl() const { return nccl_.get(); }
   // The bytes factor of the flow from member a to member b (socket_factor between nodes).
   double flow_factor(int a, int b) const {
     return node_of_.empty() ||
@@ -60,6 +69,7 @@ class Communicator {
   std::vector<std::vector<int>> rings_;
   std::vector<int> node_of_;  // empty: one node
   double socket_factor_ = 1.0;
+  std::shared_ptr<const calibration::CollectiveModel> nccl_;
   double ring_alpha_s_ = 0.0;
   std::set<const simgrid::s4u::Link*> ring_links_;
 };
@@ -100,6 +110,8 @@ class Collective {
   // Bytes each member sends over the whole call.
   virtual double bytes_sent_per_member(int n, double bytes, int steps) const = 0;
   virtual int ring_steps(int n, int steps) const = 0;
+  // The NCCL collective this is, for the communicator's tuning model (none: send-recv).
+  virtual std::optional<calibration::NcclRingCollective> nccl_kind() const { return {}; }
   CollectiveCall start(const Communicator& comm, double bytes, int steps = 1,
                        double wire_factor = 1.0) const;
 };
@@ -111,6 +123,9 @@ class RingAllReduce final : public Collective {  // reduce-scatter + all-gather:
     return 2.0 * (n - 1) / n * b;
   }
   int ring_steps(int n, int) const override { return 2 * (n - 1); }
+  std::optional<calibration::NcclRingCollective> nccl_kind() const override {
+    return calibration::NcclRingCollective::kAllReduce;
+  }
 };
 
 class RingReduceScatter final : public Collective {  // n - 1 steps of b / n
@@ -120,6 +135,9 @@ class RingReduceScatter final : public Collective {  // n - 1 steps of b / n
     return static_cast<double>(n - 1) / n * b;
   }
   int ring_steps(int n, int) const override { return n - 1; }
+  std::optional<calibration::NcclRingCollective> nccl_kind() const override {
+    return calibration::NcclRingCollective::kReduceScatter;
+  }
 };
 
 class RingAllGather final : public Collective {  // n - 1 steps of b / n
@@ -129,6 +147,9 @@ class RingAllGather final : public Collective {  // n - 1 steps of b / n
     return static_cast<double>(n - 1) / n * b;
   }
   int ring_steps(int n, int) const override { return n - 1; }
+  std::optional<calibration::NcclRingCollective> nccl_kind() const override {
+    return calibration::NcclRingCollective::kAllGather;
+  }
 };
 
 // Ring exchange (context parallelism's K/V passing): `steps` rounds, each member sending `b` to

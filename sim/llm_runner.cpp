@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "calibration/collective_model.hpp"
 #include "models/llm_step.hpp"
 #include "platforms/platform.hpp"
 #include "sim/cluster.hpp"
@@ -153,6 +154,17 @@ LlmJobPlan plan_llm_job(const Scenario& s, int nodes, int gpus_per_node, std::ve
   if (s.allreduce.transport == Transport::kTcp)
     spec.socket_factor =
         tcp_params_for(platform.node_type(spec.nodes.front()).nic.technology).nccl_flow_factor();
+  // NCCL's tuning model for the TP, CP and DP groups (the first node's type stands for the
+  // job's, as for a data-parallel job): its protocols and latencies, NVLS on one node.
+  if (s.allreduce.library == Library::kNccl && s.allreduce.nccl_tuner) {
+    const platforms::Platform* machine = &platform.description();
+    const platforms::NodeType* type = &platform.node_type(spec.nodes.front());
+    spec.nccl_topology = [machine, type](int group_nodes, int per_node) {
+      // A group on nodes of another type (stage_gpus) may hold more GPUs per node than this one.
+      return calibration::nccl_topology(*machine, *type, group_nodes,
+                                        std::min(per_node, type->gpu_count), false);
+    };
+  }
   const std::vector<models::ChunkStep> steps = models::build_llm_step(llm.model, p);
   std::set<std::string> tiers;
   for (const models::ChunkStep& step : steps) {

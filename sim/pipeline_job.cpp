@@ -4,6 +4,7 @@
 #include "sim/pipeline_job.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -45,8 +46,19 @@ PipelineJob::PipelineJob(const SimulatedPlatform& platform, PipelineJobSpec spec
       hosts.push_back(host_of(r));
       nodes.push_back(slot_of(r, gpn).node);
     }
-    return std::make_unique<Communicator>(std::move(hosts), nodes, s.spec.socket_factor,
-                                          platform.gpu_link_unit_Bps(s.spec.nodes.front()));
+    const int members = static_cast<int>(hosts.size());
+    auto comm = std::make_unique<Communicator>(std::move(hosts), nodes, s.spec.socket_factor,
+                                               platform.gpu_link_unit_Bps(s.spec.nodes.front()));
+    if (s.spec.nccl_topology && members > 1) {
+      std::map<int, int> per_node;
+      for (int n : nodes) ++per_node[n];
+      int most = 0;
+      for (const auto& [n, count] : per_node) most = std::max(most, count);
+      calibration::NcclTopology t = s.spec.nccl_topology(static_cast<int>(per_node.size()), most);
+      t.ranks = members;  // uneven groups: the ring's steps follow its members
+      comm->set_nccl(t);
+    }
+    return comm;
   };
   const auto comm_of = [&](models::ParallelDim d, const RankCoord& base) {
     return comm_of_ranks(s.layout.group(d, base));

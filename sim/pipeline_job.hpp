@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/collective_algorithms.hpp"
 #include "models/llm_step.hpp"
 #include "models/parallel_config.hpp"
 #include "sim/variability.hpp"
@@ -71,6 +72,10 @@ struct PipelineJobSpec {
   // Replay a TP/CP collective that fills its node as the duration its first identical call took
   // (pipeline_job.cpp, `private_tp_cp`); false: every call as flows.
   bool memoize_private = true;
+  // NCCL's view of a group spanning `nodes` nodes with up to `per_node` members on one
+  // (calibration::nccl_topology); empty: the groups run the rings' flows and route latencies
+  // only (Communicator::set_nccl).
+  std::function<calibration::NcclTopology(int nodes, int per_node)> nccl_topology;
   std::function<void(int, int)> on_iteration;  // (done, total) on stage 0, progress only
 };
 

@@ -64,6 +64,34 @@ TEST_SUITE("unit") {
     CHECK(m.datasheet(NcclAlgo::kTree, NcclProto::kLL, 8).latency_s == rel(15.2e-6));
   }
 
+  // The LLM job's reduce-scatters and all-gathers (nccl_ring_choice): tuning.cc's ring terms
+  // with nRanks - 1 steps, nNodes - 1 of them between nodes.
+  TEST_CASE("collective model: NCCL's ring reduce-scatter and all-gather terms") {
+    const NcclTopology one = dgx_h100(1);
+    // 1 KiB on one node: LL, 6.6 + 7 x 0.6 us; time adds 1 KiB at 141 x 8 / 7 GB/s.
+    const NcclRingChoice rs = nccl_ring_choice(one, NcclRingCollective::kReduceScatter, 1024);
+    CHECK(rs.proto == NcclProto::kLL);
+    CHECK(rs.latency_s == rel(10.8e-6));
+    CHECK(rs.efficiency == 0.5);
+    CHECK(rs.time_s == rel(10.8e-6 + 1024 / (141e9 * 8 / 7)));
+    CHECK(nccl_ring_choice(one, NcclRingCollective::kAllGather, 1024).time_s == rel(rs.time_s));
+    // The all-reduce: 14 steps, 15.0 us, as CollectiveModel's ring.
+    CHECK(nccl_ring_choice(one, NcclRingCollective::kAllReduce, 1024).latency_s == rel(15.0e-6));
+    // 1 GiB: Simple, 8.4 + 7 x 3.4 us at 450 x 8 / 7 GB/s.
+    const NcclRingChoice big = nccl_ring_choice(one, NcclRingCollective::kAllGather, kGiB);
+    CHECK(big.proto == NcclProto::kSimple);
+    CHECK(big.time_s == rel(32.2e-6 + kGiB / (450e9 * 8 / 7), 1e-9));
+    // Two nodes, 1 KiB: 16 ranks, 15 steps of which 1 between nodes (LL: 2.7 us), the other 14 at
+    // max(0.6, 1 us network post overhead): 6.6 + 14 + 2.7 us.
+    CHECK(nccl_ring_choice(dgx_h100(2), NcclRingCollective::kReduceScatter, 1024).latency_s ==
+          rel(23.3e-6));
+    // Nothing to do for one rank or no bytes.
+    NcclTopology single = one;
+    single.ranks = 1;
+    CHECK(nccl_ring_choice(single, NcclRingCollective::kAllGather, kGiB).time_s == 0.0);
+    CHECK(nccl_ring_choice(one, NcclRingCollective::kAllGather, 0.0).time_s == 0.0);
+  }
+
   TEST_CASE("collective model: NCCL's choice moves from ring/LL to LL128 to NVLS with size") {
     const CollectiveModel m(dgx_h100(1));
     const CollectiveChoice small = m.choose(8);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/collective_model.hpp"
 #include "platforms/data_dir.hpp"
 #include "platforms/platform.hpp"
 #include "sim/communicator.hpp"
@@ -105,6 +106,44 @@ TEST_SUITE("unit") {
     });
     engine->run();
     check_within(2.0 * 7.0 / 8.0 * kBertFp16GradientBytes / t / 1e9, 134.5, 0.05);
+  }
+
+  // With NCCL's tuning model (as an LLM job sets it, Communicator::set_nccl) the same call on
+  // one DGX H100 runs NVLS, NCCL's pick for a large buffer, at the data-parallel job's rate:
+  // 480 GB/s bus bandwidth measured [nccl#1455]. And a 1 KiB reduce-scatter between two nodes
+  // (one GPU each) waits NCCL's LL ring latency, 6.6 us + one network step of 2.7 us, where the
+  // route alone (NIC, leaf, NIC) is about 3 us.
+  TEST_CASE("an LLM communicator with NCCL's model: NVLS on a DGX H100, NCCL's latency") {
+    auto engine = create_engine({NetworkMode::kCalibrated});
+    BuildOptions options;
+    options.nodes = 2;
+    const auto platform =
+        build_platform(*engine, scalecast::platforms::load_platform("dgx-h100"), options);
+    const auto topology = [&](int nodes, int per_node) {
+      return scalecast::calibration::nccl_topology(platform->description(), platform->node_type(0),
+                                                   nodes, per_node, false);
+    };
+    std::vector<simgrid::s4u::Host*> hosts;
+    for (int g = 0; g < 8; ++g) hosts.push_back(platform->gpu(0, g));
+    Communicator tp(hosts, std::vector<int>(8, 0), 1.0, platform->gpu_link_unit_Bps(0));
+    tp.set_nccl(topology(1, 8));
+    Communicator dp({platform->gpu(0, 0), platform->gpu(1, 0)}, {0, 1});
+    dp.set_nccl(topology(2, 1));
+    double t = -1.0, small = -1.0;
+    simgrid::s4u::Actor::create("caller", hosts[0], [&] {
+      CollectiveCall call = RingAllReduce().start(tp, kBertFp16GradientBytes);
+      call.wait();
+      t = call.done_at_s();
+      const double t0 = simgrid::s4u::Engine::get_clock();
+      CollectiveCall rs = RingReduceScatter().start(dp, 1024.0);
+      rs.wait();
+      small = rs.done_at_s() - t0;
+    });
+    engine->run();
+    check_within(2.0 * 7.0 / 8.0 * kBertFp16GradientBytes / t / 1e9, 480.0, 0.05);
+    INFO("1 KiB reduce-scatter " << small << " s, route " << dp.ring_alpha_s() << " s");
+    CHECK(dp.ring_alpha_s() < 9.3e-6);
+    CHECK(small == doctest::Approx(9.3e-6).scale(0).epsilon(0.02));
   }
 
   // About 230 GB/s on the NVSwitch of one DGX A100 [nccl-tests#149].
