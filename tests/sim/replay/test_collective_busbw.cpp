@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,6 +64,22 @@ double busbw_GBps(const std::string& platform, int nodes, int gpus, const std::s
          allreduce_s(platform, nodes, gpus, allreduce, fidelity) / 1e9;
 }
 
+// An engine and the first `nodes` nodes of a shipped platform built on it.
+struct Built {
+  std::unique_ptr<simgrid::s4u::Engine> engine;
+  std::unique_ptr<MachinePlatform> platform;
+  std::vector<simgrid::s4u::Host*> node0_gpus;  // the 8 GPUs of node 0
+};
+Built build(const std::string& name, int nodes) {
+  Built b;
+  b.engine = create_engine({NetworkMode::kCalibrated});
+  BuildOptions options;
+  options.nodes = nodes;
+  b.platform = build_platform(*b.engine, scalecast::platforms::load_platform(name), options);
+  for (int g = 0; g < 8; ++g) b.node0_gpus.push_back(b.platform->gpu(0, g));
+  return b;
+}
+
 void check_within(double simulated, double measured, double tolerance) {
   INFO("simulated " << simulated << " GB/s, measured " << measured << " GB/s");
   CHECK(simulated == doctest::Approx(measured).epsilon(tolerance));
@@ -89,14 +106,9 @@ TEST_SUITE("unit") {
   // The LLM job's communicators take the same rings: a tensor-parallel group of the 8 GPUs of
   // one DGX-1V all-reduces at the measured 134.5 GB/s too.
   TEST_CASE("measured busbw: an LLM communicator on the 8 GPUs of a DGX-1V") {
-    auto engine = create_engine({NetworkMode::kCalibrated});
-    BuildOptions options;
-    options.nodes = 1;
-    const auto platform =
-        build_platform(*engine, scalecast::platforms::load_platform("dgx1-v100"), options);
-    std::vector<simgrid::s4u::Host*> hosts;
-    for (int g = 0; g < 8; ++g) hosts.push_back(platform->gpu(0, g));
-    const Communicator tp(hosts, std::vector<int>(8, 0), 1.0, platform->gpu_link_unit_Bps(0));
+    const Built b = build("dgx1-v100", 1);
+    const auto& hosts = b.node0_gpus;
+    const Communicator tp(hosts, std::vector<int>(8, 0), 1.0, b.platform->gpu_link_unit_Bps(0));
     CHECK(tp.channels() == 6);
     double t = -1.0;
     simgrid::s4u::Actor::create("caller", hosts[0], [&] {
@@ -104,7 +116,7 @@ TEST_SUITE("unit") {
       call.wait();
       t = call.done_at_s();
     });
-    engine->run();
+    b.engine->run();
     check_within(2.0 * 7.0 / 8.0 * kBertFp16GradientBytes / t / 1e9, 134.5, 0.05);
   }
 
@@ -114,17 +126,13 @@ TEST_SUITE("unit") {
   // (one GPU each) waits NCCL's LL ring latency, 6.6 us + one network step of 2.7 us, where the
   // route alone (NIC, leaf, NIC) is about 3 us.
   TEST_CASE("an LLM communicator with NCCL's model: NVLS on a DGX H100, NCCL's latency") {
-    auto engine = create_engine({NetworkMode::kCalibrated});
-    BuildOptions options;
-    options.nodes = 2;
-    const auto platform =
-        build_platform(*engine, scalecast::platforms::load_platform("dgx-h100"), options);
+    const Built b = build("dgx-h100", 2);
+    const auto& platform = b.platform;
+    const auto& hosts = b.node0_gpus;
     const auto topology = [&](int nodes, int per_node) {
       return scalecast::calibration::nccl_topology(platform->description(), platform->node_type(0),
                                                    nodes, per_node, false);
     };
-    std::vector<simgrid::s4u::Host*> hosts;
-    for (int g = 0; g < 8; ++g) hosts.push_back(platform->gpu(0, g));
     Communicator tp(hosts, std::vector<int>(8, 0), 1.0, platform->gpu_link_unit_Bps(0));
     tp.set_nccl(topology(1, 8));
     Communicator dp({platform->gpu(0, 0), platform->gpu(1, 0)}, {0, 1});
@@ -139,7 +147,7 @@ TEST_SUITE("unit") {
       rs.wait();
       small = rs.done_at_s() - t0;
     });
-    engine->run();
+    b.engine->run();
     check_within(2.0 * 7.0 / 8.0 * kBertFp16GradientBytes / t / 1e9, 480.0, 0.05);
     INFO("1 KiB reduce-scatter " << small << " s, route " << dp.ring_alpha_s() << " s");
     CHECK(dp.ring_alpha_s() < 9.3e-6);
