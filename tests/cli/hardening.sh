@@ -100,7 +100,7 @@ ops_above_peak)
   # (op_costs.above_peak), printed under the table and warned about; none at the default.
   expect 0 "^\[W\] [0-9]+ compute ops of the step run faster than the GPU's peak \(up to [0-9.]+x\), which framework_efficiency 100 \(above 1\) allows" \
     "$exe" run "$scen" --set nodes=1 --set framework_efficiency=100 --out "$D/fast"
-  grep -q "compute ops run faster than the GPU's peak" "$D/out.txt" || fail "no line under the table"
+  grep -q "compute ops run faster than the GPU's datasheet peak" "$D/out.txt" || fail "no line under the table"
   python3 - "$D/fast/summary.json" <<'PY' || fail "summary.json lacks op_costs.above_peak"
 import json, sys
 summary = json.load(open(sys.argv[1]))
