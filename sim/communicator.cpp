@@ -102,17 +102,17 @@ CollectiveCall Collective::start(const Communicator& comm, double bytes, int ste
   if (const calibration::CollectiveModel* m = comm.nccl(); m && nccl_kind()) {
     const calibration::NcclTopology& t = m->topology();
     double latency_s = 0.0;
-    bool nvls = false;
-    if (*nccl_kind() == calibration::NcclRingCollective::kAllReduce && t.nvls && t.nodes == 1) {
-      // NCCL's pick among its all-reduce algorithms; NVLS where it wins (nvls_intra_volume).
+    if (*nccl_kind() == calibration::NcclRingCollective::kAllReduce) {
+      // NCCL's pick among its all-reduce algorithms, with its protocol and latency: across many
+      // nodes the tree's log-depth latency, not the ring's 2 x nodes network steps. The flows
+      // stay the group's rings (the tree moves about as many bytes per GPU), except NVLS on one
+      // node, which moves its own (nvls_intra_volume).
       const calibration::CollectiveChoice c = m->choose(bytes);
-      if (c.algo == calibration::NcclAlgo::kNvls) {
-        nvls = true;
-        wire_factor *= nvls_intra_volume(n) / c.efficiency;
-        latency_s = c.latency_s;
-      }
-    }
-    if (!nvls) {
+      wire_factor /= c.efficiency;
+      if (c.algo == calibration::NcclAlgo::kNvls && t.nodes == 1 && n >= 3)
+        wire_factor *= nvls_intra_volume(n);
+      latency_s = c.latency_s;
+    } else {
       const calibration::NcclRingChoice c = calibration::nccl_ring_choice(t, *nccl_kind(), bytes);
       wire_factor /= c.efficiency;
       latency_s = c.latency_s;

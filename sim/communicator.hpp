@@ -49,10 +49,11 @@ class Communicator {
   // Every link on a route between ring neighbours of any channel.
   const std::set<const simgrid::s4u::Link*>& ring_links() const { return ring_links_; }
   // NCCL's tuning model of this group (its nodes and members per node; none: the rings' flows
-  // and route latencies only). With it an all-reduce, reduce-scatter or all-gather runs the
-  // protocol NCCL picks (its flows carry the bytes over the protocol's efficiency) and waits
-  // NCCL's latency where it exceeds the routes'; an all-reduce on one NVLS node moves NVLS's
-  // bytes when NCCL picks NVLS (Collective::start).
+  // and route latencies only). With it an all-reduce takes NCCL's algorithm and protocol for
+  // its size, a reduce-scatter or all-gather NCCL's ring protocol: the flows carry the bytes
+  // over the protocol's efficiency, the call waits NCCL's latency where it exceeds the routes',
+  // and an all-reduce on one NVLS node moves NVLS's bytes when NCCL picks NVLS
+  // (Collective::start).
   void set_nccl(const calibration::NcclTopology& topology);
   const calibration::CollectiveModel* nccl() const { return nccl_.get(); }
   // The bytes factor of the flow from member a to member b (socket_factor between nodes).

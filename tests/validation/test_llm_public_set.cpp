@@ -10,12 +10,13 @@
 // Megatron-LM baseline runs Megatron's defaults (fp32 gradient reduction with bf16, no DP overlap):
 // MAPE 6.88 %, max unchanged. 8 Dec 2026: raised on purpose, not to pass: the LLM groups'
 // all-reduces, reduce-scatters and all-gathers now run NCCL's protocol and latency as the
-// data-parallel job's do (Communicator::set_nccl; NVLS on one Hopper node). Every TP call got
-// slower by LL128's wire bytes and NCCL's latency, the anchors' more than the predictions'
-// (the 18.4B NA anchor exposes 18 % of its step in TP all-reduces, the larger models less), so the
-// fitted efficiencies rose and the NA points, already too fast, moved up: NA-T1.310p1b +15.38 ->
-// +18.40 %, NA-T2.175b +13.5 / +12.8 -> +16.1 / +15.3 %, while KO-* and MS-* moved down (KO-1t.full
-// +8.20 -> +7.16 %): MAPE 6.88 -> 7.37 %, max 16.26 -> 18.40 %. Lower the guards as the model
+// data-parallel job's do (Communicator::set_nccl; an all-reduce takes NCCL's algorithm choice, NVLS
+// on one Hopper node). Every TP call got slower by LL128's wire bytes and NCCL's latency, the
+// anchors' more than the predictions' (the 18.4B NA anchor exposes 18 % of its step in TP
+// all-reduces, the larger models less), so the fitted efficiencies rose and the NA points, already
+// too fast, moved up: NA-T1.310p1b +15.38 -> +18.07 %, NA-T2.175b +13.5 / +12.8 -> +15.8 / +15.0 %,
+// while KO-* and MS-* moved down (KO-1t.full +8.20 -> +7.16 %): MAPE 6.88 -> 7.31 %, max 16.26 ->
+// 18.07 %. Lower the guards as the model
 // improves, never raise them to pass; a point that stops being simulated fails the test.
 
 #include <doctest/doctest.h>
@@ -33,8 +34,8 @@ using namespace scalecast::validation;
 
 namespace {
 
-constexpr double kLlmMapePct = 7.38;
-constexpr double kLlmMaxAbsPct = 18.41;
+constexpr double kLlmMapePct = 7.32;
+constexpr double kLlmMaxAbsPct = 18.08;
 
 }  // namespace
 
