@@ -267,15 +267,19 @@ NcclRingChoice nccl_ring_choice(const NcclTopology& t, NcclRingCollective c, dou
     const double bw = ring_bus_bw(t, p) * t.ranks / steps;
     if (!(bw > 0.0)) continue;
     double latency = ring_latency_us(t, p, steps, n_inter);
-    // "Plateau effect of ring" (ncclTopoGetAlgoTime): an all-reduce across nodes with Simple.
-    if (all_reduce && p == NcclProto::kSimple && t.nodes > 1 &&
-        bytes / (static_cast<double>(t.channels) * t.ranks) >= 64)
-      latency *= t.compute_capability < 80 ? 1.9 : 1.4;
+    if (all_reduce) latency *= nccl_ring_plateau(t, p, bytes);
     const double time = latency * 1e-6 + bytes / (bw * 1e9);
     if (best.time_s > 0.0 && time >= best.time_s) continue;
     best = {p, latency * 1e-6, protocol_efficiency(p), time};
   }
   return best;
+}
+
+double nccl_ring_plateau(const NcclTopology& t, NcclProto p, double bytes) {
+  if (p != NcclProto::kSimple || t.nodes <= 1 ||
+      bytes / (static_cast<double>(t.channels) * t.ranks) < 64)
+    return 1.0;
+  return t.compute_capability < 80 ? 1.9 : 1.4;
 }
 
 double nccl_base_latency_us(NcclAlgo a, NcclProto p) { return kBaseLat[idx(a)][idx(p)]; }

@@ -75,6 +75,10 @@ struct NcclRingChoice {
 // or all-gather nRanks - 1 steps of which nNodes - 1 between nodes, an all-reduce 2(nRanks - 1)
 // and 2 nNodes (and ncclTopoGetAlgoTime's ring plateau for a Simple all-reduce across nodes).
 NcclRingChoice nccl_ring_choice(const NcclTopology& t, NcclRingCollective c, double bytes);
+// ncclTopoGetAlgoTime's "plateau effect of ring": the latency factor of a Simple ring all-reduce
+// of `bytes` across nodes with at least 64 B per channel and rank (1.9 before Ampere, 1.4 from
+// it); 1 otherwise.
+double nccl_ring_plateau(const NcclTopology& t, NcclProto p, double bytes);
 
 // NCCL's tables, exposed for tests and `describe`.
 double nccl_base_latency_us(NcclAlgo a, NcclProto p);

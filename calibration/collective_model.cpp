@@ -83,10 +83,7 @@ CollectiveChoice CollectiveModel::datasheet(NcclAlgo algo, NcclProto proto, doub
   const int log_size = log2i(b >> 6);
   if (algo == NcclAlgo::kTree && log_size < 23)
     bw *= kTreeCorrection[static_cast<int>(proto)][log_size];
-  // "Plateau effect of ring" for multi-node Simple all-reduces with >= 64 B per channel and rank.
-  if (algo == NcclAlgo::kRing && proto == NcclProto::kSimple && topology_.nodes > 1 &&
-      bytes / (topology_.channels * topology_.ranks) >= 64)
-    lat *= topology_.compute_capability < 80 ? 1.9 : 1.4;
+  if (algo == NcclAlgo::kRing) lat *= nccl_ring_plateau(topology_, proto, bytes);
   c.latency_s = lat * 1e-6;
   c.bandwidth_Bps = bw * kGB;
   c.time_s = bw > 0 ? c.latency_s + bytes / c.bandwidth_Bps : 0.0;
