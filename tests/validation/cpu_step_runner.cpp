@@ -1,6 +1,7 @@
 #include "tests/validation/cpu_step_runner.hpp"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -205,6 +206,7 @@ struct CpuTrainingLoop::Impl {
   std::vector<OpRecord> op_records;
   std::vector<StepRecord> step_records;
   std::vector<CpuStepTiming> steps;
+  std::vector<std::vector<double>> isolated_s;  // per op: its isolated samples (time_isolated)
 
   std::string trace(bool cpu_clock) const;
 };
@@ -285,6 +287,35 @@ void CpuTrainingLoop::run(int warmup, int profiled) {
     d.cpu_elapsed_s = cpu();
   });
   worker.join();
+}
+
+void CpuTrainingLoop::time_isolated(int reps) {
+  Impl& d = *impl_;
+  d.isolated_s.resize(d.ops.size());
+  std::thread worker([&] {
+    for (std::size_t k = 0; k < d.ops.size(); ++k) {
+      d.ops[k].run();
+      for (int i = 0; i < reps; ++i) {
+        const double t0 = kernels::thread_cpu_time_s();
+        d.ops[k].run();
+        d.isolated_s[k].push_back(kernels::thread_cpu_time_s() - t0);
+      }
+    }
+  });
+  worker.join();
+}
+
+double CpuTrainingLoop::isolated_step_s() const {
+  double total = 0.0;
+  for (std::vector<double> v : impl_->isolated_s) {
+    if (v.empty()) throw std::logic_error("cpu loop: isolated_step_s before time_isolated");
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    total += *mid;
+  }
+  if (impl_->isolated_s.empty())
+    throw std::logic_error("cpu loop: isolated_step_s before time_isolated");
+  return total;
 }
 
 std::string CpuTrainingLoop::Impl::trace(bool cpu_clock) const {

@@ -42,6 +42,15 @@ class CpuTrainingLoop {
   // with other measurements.
   void run(int warmup, int profiled);
 
+  // Times every op of the step on its own, warm: op by op, one untimed call and then `reps`
+  // timed calls back to back on the same buffers (as a calibration times a kernel), on a fresh
+  // worker thread and the thread CPU clock. The samples accumulate over calls, so they can be
+  // interleaved with loop steps like the calibration's jobs.
+  void time_isolated(int reps);
+  // Sum over the ops of the median of their isolated samples: the step as the kernels cost
+  // when each runs warm, before any simulation. Throws std::logic_error before time_isolated.
+  double isolated_step_s() const;
+
   std::string wall_trace_json() const;              // Kineto-format trace of the profiled steps
   std::string cpu_trace_json() const;               // the same events, timestamps on the CPU clock
   const std::vector<CpuStepTiming>& steps() const;  // the profiled steps, in order
