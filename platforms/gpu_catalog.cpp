@@ -13,7 +13,7 @@ using common::Quantity;
 GpuSpec parse_gpu_spec(const std::string& key, const ConfigNode& node) {
   node.check_keys({"fp64", "fp32", "fp16", "tensor_fp16", "tensor_bf16", "tensor_tf32",
                    "tensor_fp8", "memory", "memory_bandwidth", "nvlink", "host_link",
-                   "calibration_key"});
+                   "calibration_key", "sms"});
   GpuSpec g;
   g.name = key;
   // Peaks: positive and below 1 EFLOP/s; an optional peak may be absent (0: no such units).
@@ -40,6 +40,8 @@ GpuSpec parse_gpu_spec(const std::string& key, const ConfigNode& node) {
     g.nvlink_links = detail::count_in(nv->required("links"), 0, detail::kMaxPartsPerNode);
     g.nvlink_link_bandwidth = detail::bandwidth(nv->required("link_bandwidth"));
   }
+  // Optional: up to 100,000 (the largest GPUs have a few hundred).
+  if (auto sms = node.optional("sms")) g.sms = detail::count_in(*sms, 1, 100000);
   const ConfigNode host = node.required("host_link");
   g.host_link = host.as_string();
   // "memory": the device is the host (a CPU calibrated as the compute device); its copies run at

@@ -26,6 +26,9 @@ struct GpuSpec {
   int nvlink_links = 0;
   double nvlink_link_bandwidth = 0.0;  // bytes/s per link per direction
   std::string host_link;               // e.g. "pcie3x16", "nvlink2"
+  // Streaming multiprocessors (AMD: compute units); 0 when the catalog does not say. A
+  // collective's kernels hold some of them while they run (sim/README.md "Collectives hold SMs").
+  int sms = 0;
   // The catalog key whose kernel measurements price this GPU: a part of the same silicon, clocks
   // and memory bandwidth (e.g. the 32 GB V100 SXM2 uses the 16 GB part's data). Empty: its own.
   std::string calibration_key;

@@ -72,6 +72,10 @@ struct AllReduceConfig {
   // All gradients are handed to the all-reduce only once the backward pass has produced the
   // last one (MXNet's grouped Horovod all-reduce with one group; always so for packs).
   bool after_backward = false;
+  // NCCL's kernels hold one SM per channel while they run, and the compute they overlap runs on
+  // the SMs left (sim/README.md "Collectives hold SMs"); `allreduce.sm_contention: false` gives
+  // the compute every SM, as if the collective cost none.
+  bool sm_contention = true;
   // NCCL's CollNet (SHARP in-network reduction; NVLS across nodes rides on it too): NCCL runs
   // it only with NCCL_COLLNET_ENABLE=1 (unset by default; NCCL v2.21.5-1 src/init.cc), and only
   // where the fabric has SHARP (`network.sharp`). `allreduce.collnet: true`, or forcing a

@@ -158,6 +158,7 @@ Job::State::State(const SimulatedPlatform& platform, JobSpec s)
   static_buckets = sim::static_buckets(spec.program, spec.allreduce);
   bucket_epoch.assign(ranks, 0);
   stretch.assign(ranks, 1.0);
+  clock.resize(static_cast<std::size_t>(ranks));
   intra_gate = std::make_unique<Gate>(gpus);
   copy_gate = std::make_unique<Gate>(gpus);
   if (fidelity == Fidelity::kWave || model) measure_edges();
@@ -258,10 +259,12 @@ void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) 
   for (double& r : ready) r *= stretch[0];
   const int n_grad = static_cast<int>(ready.size());
   const double now = sg4::Engine::get_clock();
+  // Rank 0's compute stream, slowed where its earlier buckets held SMs.
+  const auto at = [this, &ready](int g) { return clock[0].wall_at(ready[g]); };
   if (!coordinated()) {
     if (k >= static_cast<int>(static_buckets.size())) return;
     const Decision& d = static_buckets[k];
-    sg4::this_actor::sleep_until(std::max(now, t_fwd + ready[d.last]));
+    sg4::this_actor::sleep_until(std::max(now, at(d.last)));
     p.push_back(d);
     return;
   }
@@ -273,15 +276,15 @@ void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) 
   // the first Horovod cycle tick at which it is ready. The rounding slack is relative (a tensor
   // ready a hair past a tick still goes at it): an absolute slack in cycles put a tick before
   // the tensor when the cycle is long against the step, and empty buckets went out.
-  if (!(t_fwd + ready[g0] <= tick_state)) {
-    const double earliest = std::max(now, t_fwd + ready[g0]);
+  if (!(at(g0) <= tick_state)) {
+    const double earliest = std::max(now, at(g0));
     tick = t_fwd + std::ceil((earliest - t_fwd) / cycle * (1.0 - 1e-12)) * cycle;
     sg4::this_actor::sleep_until(tick);
     tick_state = tick;
   }
   // g0 is ready (waited for above, or left over): every bucket carries at least it.
   Decision d{spec.program.gradients[g0].bytes, g0, g0};
-  for (int g = g0 + 1; g < n_grad && t_fwd + ready[g] <= tick; ++g) {
+  for (int g = g0 + 1; g < n_grad && at(g) <= tick; ++g) {
     const double b = spec.program.gradients[g].bytes;
     if (spec.allreduce.fusion_bytes > 0.0 && d.bytes + b > spec.allreduce.fusion_bytes) break;
     d.bytes += b;
@@ -295,7 +298,8 @@ bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Dec
     // Static buckets: every rank knows the plan; a bucket goes once its last tensor is ready.
     if (k >= static_cast<int>(static_buckets.size())) return false;
     out = static_buckets[k];
-    const double ready = t_fwd + stretch[rank] * schedule_of(rank).gradient_ready_s[out.last];
+    const double ready =
+        clock[rank].wall_at(stretch[rank] * schedule_of(rank).gradient_ready_s[out.last]);
     if (ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(ready);
     return true;
   }
@@ -315,7 +319,8 @@ bool Job::State::next_decision(int rank, int iteration, double t_fwd, int k, Dec
   out = plan[iteration][k];
   // A rank joins the bucket's all-reduce once its own tensors are ready (with variability a
   // rank can be behind the coordinator).
-  const double own_ready = t_fwd + stretch[rank] * schedule_of(rank).gradient_ready_s[out.last];
+  const double own_ready =
+      clock[rank].wall_at(stretch[rank] * schedule_of(rank).gradient_ready_s[out.last]);
   if (own_ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(own_ready);
   return true;
 }
@@ -326,6 +331,8 @@ int Job::State::sync_gradients(int rank, int iteration, double t_fwd, int& intra
   Decision d;
   while (next_decision(rank, iteration, t_fwd, k, d)) {
     const double t0 = sg4::Engine::get_clock();
+    // An NCCL call's kernels hold SMs, and the compute overlapping it runs on the SMs left
+    // (all_reduce tells the rank's clock); MPI on the CPU runs no GPU kernel.
     if (cpu_mpi())
       cpu_all_reduce(rank, d.bytes, d.last > d.first);
     else
@@ -362,18 +369,30 @@ void Job::State::rank_main(int rank) {
       copy_input(rank, it);
       if (!spec.prefetch) t_fwd = sg4::Engine::get_clock();
     }
+    ComputeClock& cc = clock[rank];
+    cc.start(t_fwd);
     if (traced[node] && sched.fixed_s > 0.0)
       recorder.add({rank, Stream::kCompute, it, t_fwd, t_fwd + f * sched.fixed_s, "step.fixed",
                     kFixedTier, 0.0});
-    if (traced[node])
-      for (std::size_t i = 0; i < prog.ops.size(); ++i)
-        if (!prog.ops[i].optimizer)
-          recorder.add({rank, prog.ops[i].stream, it, t_fwd + f * sched.op_start_s[i],
-                        t_fwd + f * sched.op_end_s[i], prog.ops[i].name, prog.ops[i].tier, 0.0});
+    const auto record_ops = [&] {
+      if (traced[node])
+        for (std::size_t i = 0; i < prog.ops.size(); ++i)
+          if (!prog.ops[i].optimizer)
+            recorder.add({rank, prog.ops[i].stream, it, cc.wall_at(f * sched.op_start_s[i]),
+                          cc.wall_at(f * sched.op_end_s[i]), prog.ops[i].name, prog.ops[i].tier,
+                          0.0});
+    };
+    // Where collectives may hold SMs the ops are recorded once the step's collectives are known
+    // (the compute they overlapped ran on the SMs those left); elsewhere before, as always, so
+    // those outputs keep their bytes (event order included).
+    const bool contended = sm_contention_possible(rank);
+    if (!contended) record_ops();
     const int buckets =
         ps_mode() ? ps_exchange(rank, it, t_fwd) : sync_gradients(rank, it, t_fwd, intra_epoch);
+    if (contended) record_ops();
     sg4::this_actor::sleep_until(
-        std::max(sg4::Engine::get_clock(), t_fwd + f * sched.backward_end_s));
+        std::max(sg4::Engine::get_clock(), cc.wall_at(f * sched.backward_end_s)));
+    if (rank == 0 && it >= spec.warmup) compute_lost_s += cc.lost_s(f * sched.backward_end_s);
     const double t_opt = sg4::Engine::get_clock();
     // With parameter servers the update runs on the PS tasks, not on the worker.
     if (traced[node] && !ps_mode())
@@ -466,6 +485,7 @@ JobResult Job::result() const {
   for (const auto& [label, count] : s.choice_counts)
     r.collective_choices[label] = count / all_iterations;
   if (s.model) r.collective_tier = s.any_measured ? "measured" : "datasheet";
+  r.compute_lost_to_collectives_s = s.compute_lost_s / n;
   const auto count_tiers = [&r](const StepProgram& p) {
     for (const ProgramOp& op : p.ops) {
       // The input copy is priced by the platform's link, not a cost model; the op standing for

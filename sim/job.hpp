@@ -111,6 +111,9 @@ struct JobResult {
   // collective terms ("measured" when any bucket used measured NCCL times, else "datasheet").
   std::map<std::string, double> collective_choices;
   std::string collective_tier;
+  // Mean per measured iteration: how much later rank 0's backward pass ended because its
+  // collectives held SMs while it ran (sim/README.md "Collectives hold SMs"); 0 without.
+  double compute_lost_to_collectives_s = 0.0;
   // What priced the step: per cost-model tier ("exact", "interpolated", "fitted", "datasheet"),
   // the ops of one (micro-batch) step program and the sum of their durations, over the job's
   // distinct programs (one per GPU type). How much of a prediction rests on measured kernels.

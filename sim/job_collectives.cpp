@@ -291,6 +291,12 @@ BucketPlan Job::State::plan_bucket(double bytes) const {
       latency += c.latency_s;
     }
     p.extra_latency_s = std::max(0.0, latency - pattern_alpha_s(p.inter));
+    // Each call holds its own communicator's channels: the node's reduce-scatter and
+    // all-gather, then every GPU's all-reduce across nodes (per local rank).
+    if (spec.allreduce.sm_contention) {
+      if (spec.collectives_intra) p.sm_blocks = spec.collectives_intra->topology().channels;
+      if (spec.collectives_inter) p.inter_sm_blocks = spec.collectives_inter->topology().channels;
+    }
     return p;
   }
   const calibration::CollectiveChoice c =
@@ -318,6 +324,12 @@ BucketPlan Job::State::plan_bucket(double bytes) const {
   if (per_bucket && c.algo == NcclAlgo::kRing && p.inter == InterStage::kRing && nodes > 1)
     p.inter_wire_factor *= flat_ring_inter_node_volume(nodes, ranks);
   p.extra_latency_s = std::max(0.0, c.latency_s - pattern_alpha_s(p.inter));
+  // One thread block per channel; NVLS runs its own channel count. One call: its stages hold
+  // the same blocks.
+  if (spec.allreduce.sm_contention)
+    p.sm_blocks = p.inter_sm_blocks = c.algo == NcclAlgo::kNvls || c.algo == NcclAlgo::kNvlsTree
+                                          ? model->topology().nvls_channels
+                                          : model->topology().channels;
   return p;
 }
 
@@ -392,11 +404,20 @@ void Job::State::record_choice(double bytes) {
   any_measured = any_measured || c.tier == calibration::CollectiveTier::kMeasured;
 }
 
+void Job::State::hold_sms(int rank, double t0_s, int blocks) {
+  const int sms = program_of(rank).gpu_sms;
+  if (blocks <= 0 || sms <= 0) return;
+  clock[rank].contend(t0_s, sg4::Engine::get_clock(),
+                      std::min(1.0, static_cast<double>(blocks) / sms));
+}
+
 void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
   const int node = rank / gpus, local = rank % gpus;
   const BucketPlan bp = plan_bucket(buffer_bytes);
   if (model && rank == 0) record_choice(buffer_bytes);
   const double bytes = buffer_bytes * bp.wire_factor;  // what the protocol puts on the links
+  // Where the current call (or stage) began: the SMs it holds slow the rank's compute.
+  double t_stage = sg4::Engine::get_clock();
   switch (algorithm) {
     case Algorithm::kRing: {
       std::vector<RingHop> hops(rings.size());
@@ -427,17 +448,22 @@ void Job::State::all_reduce(int rank, double buffer_bytes, int& intra_epoch) {
         break;
       }
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // reduce-scatter
+      hold_sms(rank, t_stage, bp.sm_blocks);
+      t_stage = sg4::Engine::get_clock();
       if (rail_mode) {
         // The inter-node stage is the rail actors' (every node); node 0's ranks wait for it.
         inter_gate->wait(hand_to_rails(rank, inter_bytes, bp.inter));
       } else if (nodes > 1) {
         inter_stage(mailbox, nodes, gpus, local, node, inter_bytes / gpus, bp.inter, 1);
       }
+      hold_sms(rank, t_stage, bp.inter_sm_blocks);
+      t_stage = sg4::Engine::get_clock();
       if (gpus > 1) intra_phase(rank, gpus - 1, shard, intra_epoch);  // all-gather
       break;
     }
   }
   if (bp.extra_latency_s > 0.0) sg4::this_actor::sleep_for(bp.extra_latency_s);
+  hold_sms(rank, t_stage, bp.sm_blocks);
 }
 
 void Job::State::pipelined_hierarchical(int rank, double shard, double inter_bytes,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/bucket_plan.hpp"
+#include "sim/compute_clock.hpp"
 #include "sim/job.hpp"
 
 namespace scalecast::sim {
@@ -63,6 +64,12 @@ struct BucketPlan {
   double wire_factor = 1.0;        // flat patterns and the intra-node stages
   double inter_wire_factor = 1.0;  // the inter-node stage
   double extra_latency_s = 0.0;
+  // The SMs the call's kernels hold on each GPU while it runs: one per NCCL channel (0 when not
+  // simulated: no NCCL model, or allreduce.sm_contention false); the share is that over the
+  // rank's GPU's SMs (sync_gradients).
+  int sm_blocks = 0;  // thread blocks per GPU of the call: NCCL's channels (0: not simulated)
+  // Horovod's hierarchical calls: the inter-node call's channels (sm_blocks: the node's calls).
+  int inter_sm_blocks = 0;
 };
 
 struct Job::State {
@@ -128,6 +135,16 @@ struct Job::State {
   std::vector<InterStage> epoch_inter;  // the inter-node stage of each epoch
   std::vector<int> bucket_epoch;        // per rank: epochs it has passed
   std::vector<double> stretch;          // per rank: this iteration's compute-time factor
+  // Per rank: this iteration's compute stream, slowed while its collectives hold SMs
+  // (compute_clock.hpp); compute offsets (already stretched) map to wall times through it.
+  std::vector<ComputeClock> clock;
+  double compute_lost_s = 0.0;  // rank 0's, summed over the measured iterations
+  // Whether this rank's collectives can hold SMs: NCCL's model, contention on, the GPU's SM
+  // count known, and GPU collectives (not MPI on the CPU, not parameter servers).
+  bool sm_contention_possible(int rank) const {
+    return model && spec.allreduce.sm_contention && program_of(rank).gpu_sms > 0 && !cpu_mpi() &&
+           !ps_mode();
+  }
   std::unique_ptr<Gate> rs_gate, inter_gate;
 
   // Input pipeline (job_input.cpp), when spec.input.staged(): per rank with its own pipeline,
@@ -239,6 +256,9 @@ struct Job::State {
   void rail_main(int rail);
   // Collectives (job_collectives.cpp), called by rank `rank` with the bucket's bytes.
   void all_reduce(int rank, double bytes, int& intra_epoch);
+  // `blocks` of the rank's GPU's SMs were held from t0_s to now: the rank's compute clock
+  // runs slower over it (a no-op without contention or without the GPU's SM count).
+  void hold_sms(int rank, double t0_s, int blocks);
   BucketPlan plan_bucket(double bytes) const;
   void record_choice(double bytes);
   double pattern_alpha_s(InterStage inter) const;

@@ -99,6 +99,9 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
     ordered_json choices;
     for (const auto& [k, v] : r.collective_choices) choices[k] = v;
     j["collectives"] = {{"tier", r.collective_tier}, {"choices", choices}};
+    // Only where it happens: the backward pass's delay from the SMs the collectives held.
+    if (r.compute_lost_to_collectives_s > 0.0)
+      j["collectives"]["compute_lost_s"] = r.compute_lost_to_collectives_s;
   }
   j["iterations"] = static_cast<int>(r.iterations.size());
   j["simulated_time_s"] = r.iterations.empty() ? 0.0 : r.iterations.back().end_s;

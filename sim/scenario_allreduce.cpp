@@ -109,8 +109,8 @@ void check_keys_apply(const ConfigNode& a, const AllReduceConfig& c) {
 
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   a.check_keys({"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time",
-                "chunks", "bucketing", "first_bucket", "packs", "after_backward", "tuner",
-                "transport", "collnet"});
+                "chunks", "bucketing", "first_bucket", "packs", "after_backward", "sm_contention",
+                "tuner", "transport", "collnet"});
   if (auto v = a.optional("tuner")) {
     const std::string t = v->as_string();
     if (t != "nccl" && t != "none") v->fail("expected nccl or none, got \"" + t + "\"");
@@ -159,6 +159,7 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
     c.packs = v->as_int_field(1, kMaxPacks);
   }
   if (auto v = a.optional("after_backward")) c.after_backward = v->as_bool();
+  if (auto v = a.optional("sm_contention")) c.sm_contention = v->as_bool();
   if (auto v = a.optional("collnet")) c.collnet = v->as_bool();
   if (auto v = a.optional("chunks"))
     c.chunks = v->as_string() == "auto" ? 0 : v->as_int_field(1, kMaxChunks);

@@ -33,6 +33,7 @@ StepProgram build_program(const models::TrainingStep& step, const calibration::C
   StepProgram p;
   p.batch_per_gpu = batch_per_gpu;
   p.input_bytes = input_bytes;
+  p.gpu_sms = gpu.sms;
   const auto& ops = step.ops();
   p.ops.reserve(ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -50,6 +50,9 @@ struct StepProgram {
   // efficiency above 1 does; the largest such rate over the peak. Reported, never clamped.
   int above_peak_ops = 0;
   double above_peak_max_ratio = 0.0;
+  // Streaming multiprocessors of the GPU it runs on (platforms::GpuSpec::sms); 0: unknown, and
+  // then no collective slows its compute (sim/README.md "Collectives hold SMs").
+  int gpu_sms = 0;
 };
 
 // Offsets from the iteration start (the moment the first forward op may run).

@@ -61,9 +61,12 @@ namespace {
 // multi-node NCCL point has less exposed communication: MAPE 7.232 -> 8.002% (D1-12.n4 +10.7 ->
 // +11.5%, D2-8 +13.4 -> +15.4%, H-3 -4.5 -> -1.7%, CL-1.g16 +7.1 -> +12.9%), max unchanged. What
 // the slow collective hid is named in validation/README.md ("Collectives corrected, 7 Dec").
+// 8 Dec: a collective's NCCL channels hold SMs, so the backward pass it overlaps runs slower
+// (sim/README.md "Collectives hold SMs"): MAPE 8.002 -> 7.846 %, every moved point toward its
+// measurement (D1-12.n16 +13.0 -> +12.3 %, D1-14.fp32.g8 +8.1 -> +7.3 %).
 // Guards at that state; the goal is 5%, no point beyond 15%: lower these as the model improves,
 // never raise them to pass (validation/README.md).
-constexpr double kTargetMapePct = 8.01;
+constexpr double kTargetMapePct = 7.85;
 constexpr double kMaxAbsPct = 20.5;
 // The host-exchange group: the 15 PA-6 points of the Horovod 2017 table (uber-pascal-roce25)
 // that run TensorFlow parameter servers over gRPC/TCP, Horovod's MPI all-reduce on the CPU, or
@@ -97,7 +100,8 @@ constexpr double kMaxAbsPct = 20.5;
 // ps.vgg16 +45.07 -> +2.87 %, ps-cpu.vgg16 +35.88 -> -3.70 % (both now within), MAPE 29.85 ->
 // 24.89 %. 7 Dec (later): the collective corrections above move the NCCL-over-TCP points
 // (nccl-tcp -3.5 / +2.4 / -8.8 % -> +0.1 / +5.7 / -1.9 %): MAPE 24.89 -> 24.42 %, the same points
-// beyond +-25 %.
+// beyond +-25 %. 8 Dec: NCCL's SMs slow the compute under the NCCL-over-TCP points' buckets
+// (nccl-tcp.inception_v3 +0.08 -> -0.07 %, resnet101 +5.7 -> +5.4 %): MAPE 24.42 -> 24.40 %.
 const std::set<std::string> kHostExchangePoints = {
     "PA-6.ps.inception_v3",           "PA-6.ps.resnet101",           "PA-6.ps.vgg16",
     "PA-6.ps-cpu.inception_v3",       "PA-6.ps-cpu.resnet101",       "PA-6.ps-cpu.vgg16",
@@ -105,7 +109,7 @@ const std::set<std::string> kHostExchangePoints = {
     "PA-6.hvd-mpi-rdma.inception_v3", "PA-6.hvd-mpi-rdma.resnet101", "PA-6.hvd-mpi-rdma.vgg16",
     "PA-6.hvd-nccl-tcp.inception_v3", "PA-6.hvd-nccl-tcp.resnet101", "PA-6.hvd-nccl-tcp.vgg16",
 };
-constexpr double kHostExchangeMapePct = 24.43;
+constexpr double kHostExchangeMapePct = 24.41;
 constexpr double kHostExchangeMaxAbsPct = 99.5;
 const std::set<std::string> kHostExchangeBeyond25 = {
     "PA-6.ps-cpu.inception_v3", "PA-6.ps-cpu.resnet101",   "PA-6.hvd-mpi-tcp.resnet101",
