@@ -65,10 +65,10 @@ struct BucketPlan {
   double inter_wire_factor = 1.0;  // the inter-node stage
   double extra_latency_s = 0.0;
   // The SMs the call's kernels hold on each GPU while it runs: one per NCCL channel (0 when not
-  // simulated: no NCCL model, or allreduce.sm_contention false); the share is that over the
-  // rank's GPU's SMs (sync_gradients).
-  int sm_blocks = 0;  // thread blocks per GPU of the call: NCCL's channels (0: not simulated)
-  // Horovod's hierarchical calls: the inter-node call's channels (sm_blocks: the node's calls).
+  // simulated: no NCCL model, or allreduce.sm_contention false); hold_sms takes their share of
+  // the rank's GPU's SMs. Horovod's hierarchical calls: sm_blocks the node's reduce-scatter and
+  // all-gather, inter_sm_blocks the all-reduce across nodes; one NCCL call: both the same.
+  int sm_blocks = 0;
   int inter_sm_blocks = 0;
 };
 

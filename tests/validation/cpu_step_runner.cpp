@@ -290,6 +290,8 @@ void CpuTrainingLoop::run(int warmup, int profiled) {
 }
 
 void CpuTrainingLoop::time_isolated(int reps) {
+  if (reps < 1)
+    throw std::invalid_argument("cpu loop: time_isolated needs at least one timed call");
   Impl& d = *impl_;
   d.isolated_s.resize(d.ops.size());
   std::thread worker([&] {
@@ -306,15 +308,14 @@ void CpuTrainingLoop::time_isolated(int reps) {
 }
 
 double CpuTrainingLoop::isolated_step_s() const {
+  if (impl_->isolated_s.empty())
+    throw std::logic_error("cpu loop: isolated_step_s before time_isolated");
   double total = 0.0;
-  for (std::vector<double> v : impl_->isolated_s) {
-    if (v.empty()) throw std::logic_error("cpu loop: isolated_step_s before time_isolated");
+  for (std::vector<double> v : impl_->isolated_s) {  // a copy: nth_element reorders it
     const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
     std::nth_element(v.begin(), mid, v.end());
     total += *mid;
   }
-  if (impl_->isolated_s.empty())
-    throw std::logic_error("cpu loop: isolated_step_s before time_isolated");
   return total;
 }
 
