@@ -61,6 +61,13 @@ struct AllReduceConfig {
   Algorithm algorithm = Algorithm::kAuto;
   double fusion_bytes = 64.0 * 1024 * 1024;  // bucket size limit; 0 = one bucket per tensor
   double cycle_time_s = 0.0;  // Horovod cycle; 0 = static buckets launched when ready (DDP)
+  // Where the coordinator's ticks fall against a step's start, as a fraction of the cycle: tick
+  // k of iteration i at t_fwd + (phase + k) x cycle. Horovod's background thread ticks on its own
+  // clock from hvd.init() (RunLoopOnce sleeps to last_cycle_start + cycle time), so over a run
+  // every phase occurs; unset = stratified: measured iteration m of n at phase (m + 0.5) / n, so
+  // the mean over the measured iterations is the mean over the phases (sim/README.md "Horovod's
+  // cycle phase"). A fixed phase in [0, 1) replays one alignment.
+  std::optional<double> cycle_phase;
   int chunks = 0;  // pipelining chunks per tree; 0 = NCCL's 512 KiB pieces (job_collectives)
   // Inter-node stage of the hierarchical algorithm: ring or tree.
   Algorithm inter_node = Algorithm::kRing;

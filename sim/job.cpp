@@ -253,6 +253,14 @@ void Job::State::copy_input(int rank, int iteration) {
   if (shortcut) copy_gate->arrive(iteration);
 }
 
+double Job::State::cycle_phase(int iteration) const {
+  if (spec.allreduce.cycle_phase) return *spec.allreduce.cycle_phase;
+  // Stratified over the measured iterations; the warm-up ones continue the pattern backwards.
+  const int n = std::max(1, spec.iterations);
+  const int m = ((iteration - spec.warmup) % n + n) % n;
+  return (m + 0.5) / n;
+}
+
 void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) {
   std::vector<Decision>& p = plan[iteration];
   std::vector<double> ready = schedule_of(0).gradient_ready_s;
@@ -271,6 +279,8 @@ void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) 
   const int g0 = p.empty() ? 0 : p.back().last + 1;
   if (g0 >= n_grad) return;
   const double cycle = spec.allreduce.cycle_time_s;
+  // The coordinator's ticks sit at t_fwd + (phase + k) x cycle (collective_config.hpp).
+  const double phase = cycle_phase(iteration) * cycle;
   double tick = tick_state;
   // A tensor left over at the last tick (fusion buffer full) goes at once; otherwise wait for
   // the first Horovod cycle tick at which it is ready. The rounding slack is relative (a tensor
@@ -278,7 +288,7 @@ void Job::State::decide(int iteration, double t_fwd, int k, double& tick_state) 
   // the tensor when the cycle is long against the step, and empty buckets went out.
   if (!(at(g0) <= tick_state)) {
     const double earliest = std::max(now, at(g0));
-    tick = t_fwd + std::ceil((earliest - t_fwd) / cycle * (1.0 - 1e-12)) * cycle;
+    tick = t_fwd + phase + std::ceil((earliest - t_fwd - phase) / cycle * (1.0 - 1e-12)) * cycle;
     sg4::this_actor::sleep_until(tick);
     tick_state = tick;
   }

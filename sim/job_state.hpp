@@ -280,6 +280,8 @@ struct Job::State {
   int sync_gradients(int rank, int iteration, double t_fwd, int& intra_epoch);
   bool next_decision(int rank, int iteration, double t_fwd, int k, Decision& out);
   void decide(int iteration, double t_fwd, int k, double& tick_state);
+  // The Horovod cycle's phase in `iteration` (warm-up included), a fraction of the cycle.
+  double cycle_phase(int iteration) const;
   void copy_input(int rank, int iteration);
   // `steps` transfers of step_bytes to `to` and from `from`; each flow carries step_bytes x
   // flow_factor (socket_factor between nodes), the recorder step_bytes x multiplicity; `rate`

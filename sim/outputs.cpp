@@ -54,6 +54,14 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const JobResult& r) 
                       {"packs", a.packs},
                       {"cycle_time_s", a.cycle_time_s},
                       {"after_backward", a.after_backward}};
+    // With a cycle: where its ticks fell against each step (absent without one, so the
+    // summaries of static buckets keep their bytes).
+    if (a.cycle_time_s > 0.0) {
+      if (a.cycle_phase)
+        j["bucketing"]["cycle_phase"] = *a.cycle_phase;
+      else
+        j["bucketing"]["cycle_phase"] = "stratified";
+    }
   }
   j["comm_total_s"] = r.comm_total_s;
   j["gpu_utilization"] = r.gpu_utilization;

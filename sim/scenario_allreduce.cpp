@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -109,8 +110,8 @@ void check_keys_apply(const ConfigNode& a, const AllReduceConfig& c) {
 
 void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
   a.check_keys({"library", "algorithm", "protocol", "inter_node", "fusion_buffer", "cycle_time",
-                "chunks", "bucketing", "first_bucket", "packs", "after_backward", "sm_contention",
-                "tuner", "transport", "collnet"});
+                "cycle_phase", "chunks", "bucketing", "first_bucket", "packs", "after_backward",
+                "sm_contention", "tuner", "transport", "collnet"});
   if (auto v = a.optional("tuner")) {
     const std::string t = v->as_string();
     if (t != "nccl" && t != "none") v->fail("expected nccl or none, got \"" + t + "\"");
@@ -149,6 +150,26 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
     if (c.cycle_time_s > 0.0 && c.bucketing != Bucketing::kFusion)
       v->fail("expected 0 with bucketing " + std::string(to_string(c.bucketing)) +
               " (Horovod's cycle applies to bucketing: fusion)");
+  }
+  if (auto v = a.optional("cycle_phase")) {
+    // stratified (the default) or one alignment of the ticks with the step, in [0, 1).
+    if (v->as_string() == "stratified") {
+      c.cycle_phase.reset();
+    } else {
+      const std::string text = v->as_string();
+      char* end = nullptr;
+      const double phase = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !(phase >= 0.0 && phase < 1.0))
+        v->fail(
+            fmt::format("expected stratified or a fraction of the cycle from 0 up to (not "
+                        "including) 1, got \"{}\"",
+                        text));
+      c.cycle_phase = phase;
+    }
+    if (!(c.cycle_time_s > 0.0))
+      v->fail(
+          "expected only with a Horovod cycle (allreduce.cycle_time above 0, bucketing "
+          "fusion; framework: tensorflow sets one)");
   }
   if (auto v = a.optional("first_bucket")) {
     if (c.bucketing != Bucketing::kDdp) v->fail("expected only with bucketing: ddp");

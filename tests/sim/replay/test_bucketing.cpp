@@ -267,6 +267,30 @@ TEST_SUITE("unit") {
                    std::string(tiny) + "\"") != std::string::npos);
     }
     CHECK(error_of(kBase + "allreduce:\n  bucketing: fusion\n  cycle_time: 1us\n") == "no error");
+    // The cycle's phase: stratified or a fraction in [0, 1), and only with a cycle.
+    for (const char* bad : {"1", "-0.1", "1.5", "nan", "half", ".inf"}) {
+      const std::string t =
+          error_of(kBase + "framework: tensorflow\nallreduce:\n  cycle_phase: " + bad + "\n");
+      INFO(t);
+      CHECK(t.find("b.yaml:6:16: error: allreduce.cycle_phase: expected stratified or a fraction "
+                   "of the cycle from 0 up to (not including) 1") != std::string::npos);
+    }
+    for (const std::string& no_cycle :
+         {std::string("framework: pytorch\n"), std::string("allreduce:\n  cycle_time: 0ms\n")}) {
+      const std::string t =
+          error_of(kBase + no_cycle + (no_cycle.rfind("allreduce", 0) == 0 ? "" : "allreduce:\n") +
+                   "  cycle_phase: 0.5\n");
+      INFO(t);
+      CHECK(t.find("allreduce.cycle_phase: expected only with a Horovod cycle") !=
+            std::string::npos);
+    }
+    CHECK(!load_scenario_text(kBase + "framework: tensorflow\n", "b.yaml").allreduce.cycle_phase);
+    CHECK(load_scenario_text(kBase + "framework: tensorflow\nallreduce:\n  cycle_phase: 0\n",
+                             "b.yaml")
+              .allreduce.cycle_phase == 0.0);
+    CHECK(!load_scenario_text(
+               kBase + "framework: tensorflow\nallreduce:\n  cycle_phase: stratified\n", "b.yaml")
+               .allreduce.cycle_phase);
     const std::string packs = error_of(kBase + "allreduce:\n  bucketing: packs\n  packs: 0\n");
     INFO(packs);
     CHECK(packs.find(

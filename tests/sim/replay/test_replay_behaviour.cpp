@@ -5,6 +5,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,7 @@ TEST_SUITE("unit") {
     const StepProgram p = synthetic_program(10, 2e-3, 8, 2e-3, 8e6, 1e-3);
     JobSpec slow = job("cycle1e9", range(0, 4), 1, p, 64e6, Algorithm::kRing, Fidelity::kFlow);
     slow.allreduce.cycle_time_s = 1e9;
+    slow.allreduce.cycle_phase = 0.0;  // the ticks at the step's start + k x cycle
     JobSpec fast = job("cycle5ms", range(4, 4), 1, p, 64e6, Algorithm::kRing, Fidelity::kFlow);
     fast.allreduce.cycle_time_s = 5e-3;
     Job a(platform, std::move(slow));
@@ -106,6 +108,41 @@ TEST_SUITE("unit") {
     CHECK(ra.buckets_per_iteration == 1.0);
     CHECK(ra.comm_total_s >= 0.9 * rb.comm_total_s);
     CHECK(rb.iteration_time_s < 1.0);
+  }
+
+  TEST_CASE("Horovod's cycle phase moves its tick, and stratified iterations take each phase") {
+    // One full bucket (8 tensors of 8 MB, a 64 MB fusion buffer) waits for the first tick after
+    // its last tensor; with a 10 s cycle that tick is at the step's start + phase x 10 s, so the
+    // step takes the phase's share of the cycle plus the same rest. Stratified: measured
+    // iteration m of 2 at phase (m + 0.5) / 2, i.e. 0.25 then 0.75.
+    auto engine = create_engine({NetworkMode::kIdeal});
+    TestPlatformSpec ps;
+    ps.nodes = 12;
+    TestPlatform platform(ps);
+    const StepProgram p = synthetic_program(10, 2e-3, 8, 2e-3, 8e6, 1e-3);
+    const double cycle = 10.0;
+    const auto with_phase = [&](const std::string& name, int first, std::optional<double> phase) {
+      JobSpec s = job(name, range(first, 4), 1, p, 64e6, Algorithm::kRing, Fidelity::kFlow);
+      s.allreduce.cycle_time_s = cycle;
+      s.allreduce.cycle_phase = phase;
+      return s;
+    };
+    Job quarter(platform, with_phase("phase25", 0, 0.25));
+    Job three_quarters(platform, with_phase("phase75", 4, 0.75));
+    Job stratified(platform, with_phase("stratified", 8, std::nullopt));
+    engine->run();
+    const JobResult a = quarter.result(), b = three_quarters.result(), s = stratified.result();
+    MESSAGE("phase 0.25: " << a.iteration_time_s << " s, 0.75: " << b.iteration_time_s
+                           << " s, stratified: " << s.iteration_time_s << " s");
+    CHECK(a.iteration_time_s > 0.25 * cycle);
+    CHECK(b.iteration_time_s - a.iteration_time_s ==
+          doctest::Approx(0.5 * cycle).epsilon(1e-9).scale(0.0));
+    REQUIRE(s.iterations.size() == 2);
+    const auto length = [](const IterationRecord& r) { return r.end_s - r.start_s; };
+    CHECK(length(s.iterations[0]) == doctest::Approx(a.iteration_time_s).epsilon(1e-9));
+    CHECK(length(s.iterations[1]) == doctest::Approx(b.iteration_time_s).epsilon(1e-9));
+    CHECK(s.iteration_time_s ==
+          doctest::Approx((a.iteration_time_s + b.iteration_time_s) / 2).epsilon(1e-9));
   }
 
   TEST_CASE("contention: two all-reduces through one shared link take longer than one") {
