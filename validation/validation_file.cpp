@@ -216,11 +216,28 @@ std::vector<std::pair<std::string, std::string>> parse_exchange(const ConfigNode
 
 ValidationPoint parse_point(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a map (one measured point)");
-  node.check_keys(
-      {"id",        "system",    "network",  "model",    "family",        "seq_len",
-       "precision", "framework", "strategy", "comm",     "batch_per_gpu", "accumulation",
-       "allreduce", "gpus",      "nodes",    "parallel", "measured",      "role",
-       "anchor",    "source",    "notes"});
+  node.check_keys({"id",
+                   "system",
+                   "network",
+                   "model",
+                   "family",
+                   "seq_len",
+                   "tokens_per_sample",
+                   "precision",
+                   "framework",
+                   "strategy",
+                   "comm",
+                   "batch_per_gpu",
+                   "accumulation",
+                   "allreduce",
+                   "gpus",
+                   "nodes",
+                   "parallel",
+                   "measured",
+                   "role",
+                   "anchor",
+                   "source",
+                   "notes"});
   ValidationPoint p;
   p.line = node.line();
   p.id = printable_id(node.required("id"));
@@ -290,6 +307,15 @@ ValidationPoint parse_point(const ConfigNode& node) {
       c->fail(
           "expected one or more of nccl, mpi_cpu, tcp, rdma (leave comm out where the "
           "source does not say)");
+  }
+  if (auto t = node.optional("tokens_per_sample")) {
+    // A mean over the samples of a data-parallel run (an LLM point's tokens are its seq_len).
+    if (parallel) t->fail("not used with strategy \"parallel\": seq_len gives its tokens");
+    if (!p.seq_len) t->fail("expected only with seq_len (the length it is at most)");
+    const int tokens = positive_int(*t);
+    if (tokens > *p.seq_len)
+      t->fail(fmt::format("expected at most seq_len ({}), got {}", *p.seq_len, tokens));
+    p.tokens_per_sample = tokens;
   }
   if (!parallel) p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
   if (auto a = node.optional("accumulation")) {

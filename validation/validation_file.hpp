@@ -62,6 +62,10 @@ struct ValidationPoint {
   std::string network;  // free text, informational
   std::string model;
   std::optional<int> seq_len;
+  // Tokens each sample computes on average where the recipe does not pad to seq_len (FORMAT.md
+  // section 2): the dataset's mean length without padding, a row over its samples when packed.
+  // Absent: seq_len. Not part of the anchor key: it is how the run fed its samples, like the batch.
+  std::optional<int> tokens_per_sample;
   std::string precision;  // "fp32", "amp_fp16", "tf32" or "unknown"
   std::string framework;
   Strategy strategy = Strategy::kNone;

@@ -7,6 +7,7 @@
 
 #include "common/config_error.hpp"
 #include "platforms/platform.hpp"
+#include "validation/predictor.hpp"
 #include "validation/validation_file.hpp"
 
 using scalecast::common::ConfigError;
@@ -295,6 +296,33 @@ TEST_SUITE("unit") {
                                {"fusion_buffer", "500MB"},
                                {"first_bucket", "500MB"},
                                {"after_backward", "true"}});
+  }
+
+  TEST_CASE("tokens_per_sample: an unpadded anchor and a padded prediction share the anchor key") {
+    // FORMAT.md section 2: an unpadded run computes fewer tokens per sample than seq_len; the
+    // simulation runs that many, the anchor key keeps seq_len.
+    const std::string bert = "    model: bert_large\n    seq_len: 512";
+    std::string text = replace_line(kGood, 5, bert + "\n    tokens_per_sample: 256");
+    text = replace_line(text, 20, bert);  // line 18 of kGood, two lines further down now
+    const ValidationFile f = parse_validation_text(text, "v.yaml");
+    REQUIRE(f.points.size() == 2);
+    CHECK(f.points[0].tokens_per_sample == 256);
+    CHECK(!f.points[1].tokens_per_sample);
+    CHECK(configuration_of(f.points[0], ".").seq_len == 256);
+    CHECK(configuration_of(f.points[1], ".").seq_len == 512);
+    const auto with = [&](const std::string& line) {
+      return error_of(replace_line(kGood, 5, bert + "\n" + line));
+    };
+    CHECK(with("    tokens_per_sample: 513") ==
+          "v.yaml:7:24: error: points[0].tokens_per_sample: expected at most seq_len (512), got "
+          "513");
+    CHECK(with("    tokens_per_sample: 0").find("points[0].tokens_per_sample: expected") !=
+          std::string::npos);
+    CHECK(with("    tokens_per_sample: 2.5").find("points[0].tokens_per_sample") !=
+          std::string::npos);
+    CHECK(error_of(replace_line(kGood, 5, "    model: resnet50\n    tokens_per_sample: 100")) ==
+          "v.yaml:6:24: error: points[0].tokens_per_sample: expected only with seq_len (the length "
+          "it is at most)");
   }
 
   TEST_CASE("bad accumulation and exchange settings are refused where they are written") {
