@@ -19,7 +19,9 @@ constexpr double kDropoutFlops = 2;  // random mask and scale
 constexpr double kNormFlops = 8;     // statistics, normalise, scale+shift
 constexpr double kSoftmaxFlops = 5;  // scale/mask, max, exp, sum, divide
 
-bool is_matrix(OpClass c) { return c == OpClass::kConv || c == OpClass::kGemm; }
+bool is_matrix(OpClass c) {
+  return c == OpClass::kConv || c == OpClass::kGemm || c == OpClass::kAttention;
+}
 
 }  // namespace
 
@@ -258,6 +260,18 @@ void StepAssembler::forward_attention(int i, const std::vector<OpId>& preds) {
   const double scores = static_cast<double>(b * s * s);
   const double seq_el = static_cast<double>(n_ * s * d);
   const double gemm_flops = 2.0 * static_cast<double>(s * s * dh) * static_cast<double>(b);
+
+  if (options_.fused_attention) {
+    // One kernel: Q·Kᵀ and P·V (two products, priced as one per-head GEMM with K = 2 dh), the
+    // softmax and dropout in registers; Q, K, V in, the context and the probabilities out.
+    Op op = make(i, ".fused", OpClass::kAttention, Pass::kForward);
+    op.gemm = {s, s, 2 * dh, false, true, b};
+    op.flops = 2.0 * gemm_flops;
+    op.bytes_read = 3.0 * seq_el * ab;
+    op.bytes_written = (seq_el + scores) * ab;
+    ready_[u] = {emit(std::move(op), preds)};
+    return;
+  }
 
   Op qk = make(i, ".qk", OpClass::kGemm, Pass::kForward);  // scores = Q·Kᵀ per head
   qk.gemm = {s, s, dh, true, false, b};

@@ -194,6 +194,18 @@ void StepAssembler::backward_attention(int i) {
   const double seq_el = static_cast<double>(n_ * s * d);
   const double gemm_flops = 2.0 * static_cast<double>(s * s * dh) * static_cast<double>(b);
   const std::vector<OpId>& gr = grad_ready_[u];
+  if (options_.fused_attention) {
+    // One kernel: dV = Pᵀ·dO, dP = dO·Vᵀ, the softmax and dropout gradients in registers, dQ =
+    // dS·K, dK = dSᵀ·Q (four products); Q, K, V, dO and the stored probabilities in, dQ, dK and
+    // dV out.
+    Op op = make(i, ".fused.bwd", OpClass::kAttention, Pass::kBackwardData);
+    op.gemm = {s, s, 4 * dh, false, true, b};
+    op.flops = 4.0 * gemm_flops;
+    op.bytes_read = (4.0 * seq_el + scores) * ab;
+    op.bytes_written = 3.0 * seq_el * ab;
+    dx_ready_[u] = {emit(std::move(op), gr)};
+    return;
+  }
   // Each S×S product has two input gradients, each as many MACs as the forward (docs/sources.md,
   // Conventions: backward pass).
   auto gemm = [&](const char* suffix, GemmShape g, double reads, double writes,

@@ -64,6 +64,11 @@ struct StepOptions {
   std::int64_t seq_len = 0;                // transformers; 0 = the model default
   std::optional<OptimizerKind> optimizer;  // default: the model's (SGD momentum / Adam)
   OptimizerOps optimizer_ops = OptimizerOps::kFused;
+  // Attention as one fused kernel per pass (apex's FMHA, as NVIDIA's MLPerf BERT runs it): the
+  // forward computes Q·Kᵀ, softmax, dropout and P·V and writes the probabilities once for the
+  // backward, which reads them back for dV, dP, dQ and dK; false = the framework's separate
+  // batched GEMMs, softmax and dropout, each through memory (models/README.md "Attention").
+  bool fused_attention = false;
 };
 
 // One row of the per-layer table (`scalecast describe model`).

@@ -32,7 +32,8 @@ void check_job_kind_keys(const ConfigNode& root, bool llm) {
       {"seq_len", "seq_len"},
       {"precision", "precision"},
       {"batch_per_gpu", "micro_batch and global_batch"},
-      {"accumulation", "micro_batch and global_batch"}};
+      {"accumulation", "micro_batch and global_batch"},
+      {"attention", "flash_attention"}};
   for (const auto& [key, instead] : moved)
     if (auto v = root.optional(key))
       v->fail(fmt::format("not used with `parallel:`; set parallel.{} instead", instead));

@@ -62,33 +62,14 @@ const std::set<std::string> kMachineKeys = {"name",      "platform", "cluster", 
                                             "placement", "seed",     "jobs"};
 // What a training job may set: its model and how it trains (the single-job keys, over the
 // file's), plus its size, place and start.
-const std::vector<std::string> kTrainingKeys = {"name",
-                                                "kind",
-                                                "model",
-                                                "seq_len",
-                                                "precision",
-                                                "batch_per_gpu",
-                                                "accumulation",
-                                                "nodes",
-                                                "gpus",
-                                                "gpus_per_node",
-                                                "node_list",
-                                                "start",
-                                                "strategy",
-                                                "allreduce",
-                                                "framework",
-                                                "fixed_costs",
-                                                "input",
-                                                "fidelity",
-                                                "flow_limit_gpus",
-                                                "iterations",
-                                                "warmup",
-                                                "calibration",
-                                                "framework_efficiency",
-                                                "variability",
-                                                "memory_check",
-                                                "trace",
-                                                "parallel"};
+const std::vector<std::string> kTrainingKeys = {
+    "name",        "kind",         "model",         "seq_len",
+    "attention",   "precision",    "batch_per_gpu", "accumulation",
+    "nodes",       "gpus",         "gpus_per_node", "node_list",
+    "start",       "strategy",     "allreduce",     "framework",
+    "fixed_costs", "input",        "fidelity",      "flow_limit_gpus",
+    "iterations",  "warmup",       "calibration",   "framework_efficiency",
+    "variability", "memory_check", "trace",         "parallel"};
 const std::vector<std::string> kIoKeys = {"name",  "kind",      "nodes",        "node_list",
                                           "start", "read_rate", "request_size", "duration"};
 // Job keys that are not single-job scenario keys.
@@ -261,7 +242,7 @@ Scenario load_multi_job(const ConfigNode& root, const std::string& source) {
        "allreduce",     "fidelity",     "flow_limit_gpus", "iterations",  "warmup",
        "seed",          "network",      "input",           "calibration", "framework_efficiency",
        "trace",         "variability",  "cluster",         "framework",   "fixed_costs",
-       "memory_check",  "jobs"});
+       "memory_check",  "jobs",         "attention"});
   refuse_parameter_server(root);
   auto spec = std::make_shared<MultiJobSpec>();
   if (auto v = root.optional("placement")) {

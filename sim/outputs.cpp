@@ -271,6 +271,8 @@ void write_summary(const std::string& dir, const Scenario& s,
   j["platform"] = s.platform;
   j["model"] = s.model;
   if (const std::int64_t seq = effective_seq_len(s); seq > 0) j["seq_len"] = seq;
+  // Only when fused, so other summaries keep their bytes.
+  if (s.fused_attention) j["attention"] = "fused";
   j["precision"] = s.llm ? std::string(models::to_string(s.llm->parallel.precision))
                          : std::string(common::to_string(s.precision));
   j["seed"] = s.seed;

@@ -220,6 +220,22 @@ std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key,
   return v;
 }
 
+// attention: fused or unfused, only for a model with attention layers (a key that changes
+// nothing would mislead); true for fused.
+bool load_attention(const ConfigNode& n, const ConfigNode& model_key,
+                    const std::string& model_name) {
+  const std::string v = n.as_string();
+  if (v != "fused" && v != "unfused") n.fail("expected fused or unfused, got \"" + v + "\"");
+  const models::Model model =
+      load_named_by(model_key, [&] { return models::load_model(model_name); });
+  const bool has_attention =
+      std::any_of(model.layers.begin(), model.layers.end(),
+                  [](const models::Layer& l) { return l.kind == models::LayerKind::kAttention; });
+  if (!has_attention)
+    n.fail("expected only for a model with attention layers; " + model.name + " has none");
+  return v == "fused";
+}
+
 // fixed_costs: host costs per op and per iteration (calibration/fixed_costs.hpp).
 void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
   f.check_keys({"dispatch_per_op", "per_iteration"});
@@ -314,6 +330,7 @@ void check_memory(const ConfigNode& root, const Scenario& s, const platforms::Pl
   options.batch = s.batch_per_gpu;
   options.precision = s.precision;
   options.seq_len = s.seq_len;
+  options.fused_attention = s.fused_attention;
   const models::TrainingStep step = models::build_training_step(model, options);
   models::MemoryOptions mo;
   const double sample = s.input_sample_bytes > 0.0 ? s.input_sample_bytes
@@ -348,7 +365,8 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
        "seed",          "network",     "input",           "calibration", "framework_efficiency",
        "trace",         "variability", "cluster",         "framework",   "fixed_costs",
        "memory_check",
-       "time_to_train", "parameter_server", "parallel", "stage_gpus", "accumulation"});
+       "time_to_train", "parameter_server", "parallel", "stage_gpus", "accumulation",
+       "attention"});
   // clang-format on
   Scenario s;
   s.source_file = source;
@@ -371,6 +389,8 @@ Scenario load_scenario_node(const ConfigNode& root, const std::string& source) {
   const bool llm = root.has("parallel");
   check_job_kind_keys(root, llm);
   if (auto v = root.optional("seq_len")) s.seq_len = load_seq_len(*v, model_key, s.model);
+  if (auto v = root.optional("attention"))
+    s.fused_attention = load_attention(*v, model_key, s.model);
   if (auto v = root.optional("precision")) {
     const auto p = common::parse_precision(v->as_string());
     if (!p) v->fail("expected fp32, tf32, fp16 or bf16, got \"" + v->as_string() + "\"");

@@ -52,6 +52,8 @@ struct Scenario {
   std::string platform;      // platform name (platforms/<name>.yaml) or a path
   std::string model;         // model zoo name or a model YAML path
   std::int64_t seq_len = 0;  // tokens per sequence for token models; 0: the model's default
+  // `attention: fused`: each attention layer one kernel per pass (models::StepOptions).
+  bool fused_attention = false;
   common::Precision precision = common::Precision::kFp32;
   int batch_per_gpu = 32;  // samples per GPU per forward/backward pass (one micro-batch)
   // Gradient accumulation: forward/backward passes per iteration (one exchange, one optimizer

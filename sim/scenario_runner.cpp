@@ -76,6 +76,7 @@ models::TrainingStep scenario_step(const Scenario& s, const models::Model& model
   options.batch = s.batch_per_gpu;
   options.precision = s.precision;
   options.seq_len = s.seq_len;  // 0: the model's default
+  options.fused_attention = s.fused_attention;
   return models::build_training_step(model, options);
 }
 

@@ -47,6 +47,7 @@ void check_precision_peaks(const common::ConfigNode& root, const Scenario& s,
     options.batch = s.batch_per_gpu;
     options.precision = s.precision;
     options.seq_len = s.seq_len;
+    options.fused_attention = s.fused_attention;
     const models::TrainingStep step =
         models::build_training_step(models::load_model(s.model), options);
     for (const models::Op& op : step.ops()) {

@@ -21,6 +21,7 @@ struct Configuration {
   std::string base_dir;  // folder that a relative platform path is resolved against
   std::string model;
   std::optional<int> seq_len;
+  bool fused_attention = false;  // scenario `attention: fused`
   std::string precision;  // "fp32", "amp_fp16", "tf32" ("unknown" is mapped before, see protocol)
   bool precision_stated = true;  // false where the source gave "unknown" (simulated as fp32)
   std::string

@@ -25,6 +25,7 @@ Configuration configuration_of(const ValidationPoint& point, const std::string& 
   // A sample computes tokens_per_sample tokens where the recipe does not pad (FORMAT.md section
   // 2): the scenario's sequence is that long.
   c.seq_len = point.tokens_per_sample ? point.tokens_per_sample : point.seq_len;
+  c.fused_attention = point.fused_attention;
   // README 5.6: "unknown" precision appears only where the anchor shares it, so compute speed
   // comes from the anchor's fit; everything else precision-dependent is simulated as fp32.
   c.precision = point.precision == "unknown" ? "fp32" : point.precision;

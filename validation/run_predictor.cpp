@@ -289,6 +289,7 @@ std::string scenario_yaml(const Configuration& c, const std::vector<std::string>
   // The validation file gives seq_len for language models only; check_expressible() rejects it
   // for a model that does not read token sequences, as the scenario loader would.
   if (c.seq_len) y += fmt::format("seq_len: {}\n", *c.seq_len);
+  if (c.fused_attention) y += "attention: fused\n";
   // amp_fp16 is the fp16 mixed-precision recipe; "unknown" arrives here as fp32 (FORMAT.md 5.6).
   y += fmt::format("precision: {}\n", c.precision == "amp_fp16" ? "fp16" : c.precision);
   y += fmt::format("batch_per_gpu: {}\n", c.batch_per_gpu);

@@ -223,6 +223,7 @@ ValidationPoint parse_point(const ConfigNode& node) {
                    "family",
                    "seq_len",
                    "tokens_per_sample",
+                   "attention",
                    "precision",
                    "framework",
                    "strategy",
@@ -316,6 +317,12 @@ ValidationPoint parse_point(const ConfigNode& node) {
     if (tokens > *p.seq_len)
       t->fail(fmt::format("expected at most seq_len ({}), got {}", *p.seq_len, tokens));
     p.tokens_per_sample = tokens;
+  }
+  if (auto a = node.optional("attention")) {
+    // How a data-parallel transformer's recipe runs attention (an LLM point's parallel map says).
+    if (parallel) a->fail("not used with strategy \"parallel\": parallel.flash_attention says it");
+    if (!p.seq_len) a->fail("expected only with seq_len (a model with attention layers)");
+    p.fused_attention = one_of(*a, {"fused", "unfused"}) == "fused";
   }
   if (!parallel) p.batch_per_gpu = positive_int(node.required("batch_per_gpu"));
   if (auto a = node.optional("accumulation")) {

@@ -66,6 +66,9 @@ struct ValidationPoint {
   // section 2): the dataset's mean length without padding, a row over its samples when packed.
   // Absent: seq_len. Not part of the anchor key: it is how the run fed its samples, like the batch.
   std::optional<int> tokens_per_sample;
+  // `attention: fused`: the recipe runs each attention layer as one kernel per pass (FORMAT.md
+  // section 2; scenario key `attention`). Not part of the anchor key.
+  bool fused_attention = false;
   std::string precision;  // "fp32", "amp_fp16", "tf32" or "unknown"
   std::string framework;
   Strategy strategy = Strategy::kNone;

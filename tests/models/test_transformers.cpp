@@ -157,3 +157,46 @@ TEST_SUITE("unit") {
     CHECK(s.totals().forward_macs == expected);
   }
 }
+
+TEST_SUITE("unit") {
+  TEST_CASE("fused attention: one kernel per pass, the probabilities written once and read back") {
+    // BERT-large, batch 2 at 128 tokens, fp16: per attention layer b = 2 x 16 heads, dh = 64;
+    // one S x S product is 2 s^2 dh b FLOPs [computed]. Fused: the forward two products, the
+    // backward four (dV, dP, dQ, dK from the stored probabilities); Q, K, V in and the context
+    // out, plus the probabilities written once forward and read once backward.
+    StepOptions o = seq(128);
+    o.batch = 2;
+    o.precision = scalecast::common::Precision::kFp16Mixed;
+    const Model m = zoo_model("bert_large");
+    const TrainingStep unfused = build_training_step(m, o);
+    o.fused_attention = true;
+    const TrainingStep fused = build_training_step(m, o);
+    const double s = 128, dh = 64, b = 32, d = 1024, n = 2, ab = 2;
+    const double product = 2 * s * s * dh * b, seq_el = n * s * d, scores = b * s * s;
+    int fwd = 0, bwd = 0;
+    for (const Op& op : fused.ops()) {
+      CHECK(op.name.find(".softmax") == std::string::npos);
+      if (op.name == "encoder.layer.0.attention.self.fused") {
+        ++fwd;
+        CHECK(op.op_class == OpClass::kAttention);
+        CHECK(op.tensor_core);
+        CHECK(op.flops == doctest::Approx(2 * product));
+        CHECK(op.bytes_read == doctest::Approx(3 * seq_el * ab));
+        CHECK(op.bytes_written == doctest::Approx((seq_el + scores) * ab));
+      }
+      if (op.name == "encoder.layer.0.attention.self.fused.bwd") {
+        ++bwd;
+        CHECK(op.flops == doctest::Approx(4 * product));
+        CHECK(op.bytes_read == doctest::Approx((4 * seq_el + scores) * ab));
+        CHECK(op.bytes_written == doctest::Approx(3 * seq_el * ab));
+      }
+    }
+    CHECK(fwd == 1);
+    CHECK(bwd == 1);
+    // Per layer the unfused path has 4 forward and 6 backward ops for the same products
+    // (Q·Kᵀ, softmax, dropout, P·V; two gradients per product, dropout and softmax backward).
+    CHECK(unfused.ops().size() - fused.ops().size() == 24u * (4 - 1 + 6 - 1));
+    // Same parameters and gradients either way.
+    CHECK(fused.totals().params == unfused.totals().params);
+  }
+}

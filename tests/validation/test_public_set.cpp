@@ -137,10 +137,13 @@ const std::set<std::string> kHostExchangeBeyond25 = {
 // v1.1 runs 512): the anchors' fitted efficiency falls from 2.45-2.60 to 1.05-1.11, the packed
 // points go +11.4 / +8.0 -> +0.3 / -2.7 %, the padded MT11-B.n128 / n540 +17.2 / +19.5 ->
 // -24.8 / -23.1 %: MAPE 7.924 -> 7.53 %, max 24.74 -> 24.83 % (now MT11-B.n128; the max guard
-// raised by that on purpose, validation/README.md "MLPerf at scale").
+// raised by that on purpose, validation/README.md "MLPerf at scale"). Then the BERT points run
+// attention as their recipes do, one fused kernel per pass (`attention: fused`, apex's FMHA
+// family): MT11-B.n128 / n540 -24.8 / -23.1 -> -19.5 / -17.6 %, the others within 0.3 points;
+// MAPE 7.53 -> 6.86 %, max 24.83 -> 24.74 % (MT11-R.n540 again).
 // Regression guards at that state, to be lowered as the model improves, never raised to pass.
-constexpr double kScaleMapePct = 7.54;
-constexpr double kScaleMaxAbsPct = 24.84;
+constexpr double kScaleMapePct = 6.87;
+constexpr double kScaleMaxAbsPct = 24.75;
 
 // validation/horovod-64gpu.yaml (the 2017 Horovod README's second table: 64 Pascal GPUs on 16
 // servers, plain 40 Gbit/s), added 7 Dec 2026 as an out-of-sample check of the host-exchange

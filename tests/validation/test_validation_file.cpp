@@ -323,6 +323,18 @@ TEST_SUITE("unit") {
     CHECK(error_of(replace_line(kGood, 5, "    model: resnet50\n    tokens_per_sample: 100")) ==
           "v.yaml:6:24: error: points[0].tokens_per_sample: expected only with seq_len (the length "
           "it is at most)");
+    // attention: how the recipe ran it, fused or unfused, carried to the scenario.
+    const ValidationFile fused = parse_validation_text(
+        replace_line(text, 6, "    seq_len: 512\n    attention: fused"), "v.yaml");
+    CHECK(fused.points[0].fused_attention);
+    CHECK(!fused.points[1].fused_attention);
+    CHECK(configuration_of(fused.points[0], ".").fused_attention);
+    CHECK(
+        with("    attention: flash").find("points[0].attention: expected one of fused, unfused") !=
+        std::string::npos);
+    CHECK(error_of(replace_line(kGood, 5, "    model: resnet50\n    attention: fused")) ==
+          "v.yaml:6:16: error: points[0].attention: expected only with seq_len (a model with "
+          "attention layers)");
   }
 
   TEST_CASE("bad accumulation and exchange settings are refused where they are written") {

@@ -191,6 +191,32 @@ TEST_SUITE("unit") {
     CHECK(scores512 / scores128 == doctest::Approx(16.0));
   }
 
+  TEST_CASE("scenario attention: fused or unfused, only where the model has attention") {
+    CHECK(!load_scenario_text(bert(""), "s.yaml").fused_attention);
+    CHECK(load_scenario_text(bert("attention: fused\n"), "s.yaml").fused_attention);
+    CHECK(!load_scenario_text(bert("attention: unfused\n"), "s.yaml").fused_attention);
+    CHECK(load_scenario_text(bert(""), "s.yaml", parse_overrides({"attention=fused"}))
+              .fused_attention);
+    CHECK(error_of(bert("attention: flash\n")) ==
+          "bad.yaml:3:12: error: attention: expected fused or unfused, got \"flash\"");
+    CHECK(error_of(bert("attention: [fused]\n")).find("bad.yaml:3:12: error: attention:") !=
+          std::string::npos);
+    CHECK(error_of("platform: dgx1-v100\nmodel: resnet50\nattention: fused\nnodes: 1\n") ==
+          "bad.yaml:3:12: error: attention: expected only for a model with attention layers; "
+          "resnet50 has none");
+    // The fused step prices one kernel per pass: BERT-large at 512 tokens moves less through
+    // memory and takes less time on the GPU (the S x S passes of softmax and dropout are gone).
+    const Scenario plain = load_scenario_text(bert("seq_len: 512\n"), "s.yaml");
+    const Scenario fused = load_scenario_text(bert("seq_len: 512\nattention: fused\n"), "s.yaml");
+    const models::Model m = models::zoo_model("bert_large");
+    double plain_bytes = 0, fused_bytes = 0;
+    const models::TrainingStep plain_step = scenario_step(plain, m);
+    const models::TrainingStep fused_step = scenario_step(fused, m);
+    for (const auto& op : plain_step.ops()) plain_bytes += op.bytes_read + op.bytes_written;
+    for (const auto& op : fused_step.ops()) fused_bytes += op.bytes_read + op.bytes_written;
+    CHECK(fused_bytes < plain_bytes);
+  }
+
   TEST_CASE("summary.json carries the sequence length next to the model") {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("scalecast-seq-len-" + std::to_string(::getpid()));
@@ -210,6 +236,9 @@ TEST_SUITE("unit") {
     REQUIRE(model_at != keys.end());
     CHECK(*(model_at + 1) == "seq_len");
     CHECK(summary(load_scenario_text(bert(""), "s.yaml"))["seq_len"] == 128);
+    CHECK_FALSE(summary(load_scenario_text(bert(""), "s.yaml")).contains("attention"));
+    CHECK(summary(load_scenario_text(bert("attention: fused\n"), "s.yaml"))["attention"] ==
+          "fused");
     CHECK_FALSE(
         summary(load_scenario_text("platform: dgx1-v100\nmodel: resnet50\nnodes: 1\n", "c.yaml"))
             .contains("seq_len"));
