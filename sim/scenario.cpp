@@ -12,8 +12,6 @@
 
 #include "common/config_error.hpp"
 #include "common/config_node.hpp"
-#include "models/memory_estimate.hpp"
-#include "models/training_step.hpp"
 #include "models/zoo.hpp"
 #include "platforms/cluster_size.hpp"
 #include "platforms/data_dir.hpp"
@@ -23,6 +21,7 @@
 #include "sim/multi_job_scenario.hpp"
 #include "sim/scenario_allreduce.hpp"
 #include "sim/scenario_keys.hpp"
+#include "sim/scenario_model.hpp"
 #include "sim/scenario_strategy.hpp"
 #include "sim/time_to_train.hpp"
 
@@ -183,59 +182,6 @@ void load_cluster(const ConfigNode& c, Scenario& s) {
   }
 }
 
-// Loads the platform or model a scenario key names. When it cannot be found at all (a ConfigError
-// with no line of its own, or the zoo's std::invalid_argument for an unknown name) the error is
-// the key's, at the key's place; errors inside an existing file keep that file's location.
-template <class F>
-auto load_named_by(const ConfigNode& key, F&& load) {
-  try {
-    return load();
-  } catch (const ConfigError& e) {
-    if (e.line() > 0) throw;
-    // An unlocated error about the file itself (not found, not a regular file): at the key that
-    // names it, saying which file.
-    key.fail(e.file().empty() || e.file() == key.as_string() ? e.message()
-                                                             : e.file() + ": " + e.message());
-  } catch (const std::invalid_argument& e) {
-    key.fail(e.what());
-  }
-}
-
-// seq_len: tokens per sequence, only for a model whose input is token ids, and no longer than
-// the model allows (BERT's 512-row position table); the model is loaded to check both.
-std::int64_t load_seq_len(const ConfigNode& n, const ConfigNode& model_key,
-                          const std::string& model_name) {
-  const std::int64_t v = n.as_int_in(1, kMaxCount);
-  const models::Model model =
-      load_named_by(model_key, [&] { return models::load_model(model_name); });
-  if (!model.input.tokens) {
-    n.fail("expected only for a model whose input is token sequences; " + model.name +
-           " takes images");
-  }
-  try {
-    models::infer_shapes(model, v);
-  } catch (const ConfigError& e) {
-    n.fail(fmt::format("{} cannot take sequence length {}: {}", model.name, v, e.message()));
-  }
-  return v;
-}
-
-// attention: fused or unfused, only for a model with attention layers (a key that changes
-// nothing would mislead); true for fused.
-bool load_attention(const ConfigNode& n, const ConfigNode& model_key,
-                    const std::string& model_name) {
-  const std::string v = n.as_string();
-  if (v != "fused" && v != "unfused") n.fail("expected fused or unfused, got \"" + v + "\"");
-  const models::Model model =
-      load_named_by(model_key, [&] { return models::load_model(model_name); });
-  const bool has_attention =
-      std::any_of(model.layers.begin(), model.layers.end(),
-                  [](const models::Layer& l) { return l.kind == models::LayerKind::kAttention; });
-  if (!has_attention)
-    n.fail("expected only for a model with attention layers; " + model.name + " has none");
-  return v == "fused";
-}
-
 // fixed_costs: host costs per op and per iteration (calibration/fixed_costs.hpp).
 void load_fixed_costs(const ConfigNode& f, calibration::FixedCostParams& p) {
   f.check_keys({"dispatch_per_op", "per_iteration"});
@@ -311,46 +257,6 @@ void load_input(const ConfigNode& in, const platforms::Platform& machine, Scenar
   }
   if (!s.prefetch) p.prefetch_depth = 0;
   s.prefetch = p.prefetch_depth > 0;
-}
-
-// Host-to-device bytes per sample when the scenario gives none: as scenario_runner.cpp prices
-// the copy (8-bit decoded images, or 32-bit token ids).
-double default_sample_bytes(const models::Model& m, std::int64_t seq_len) {
-  if (m.input.tokens) return 4.0 * static_cast<double>(std::max<std::int64_t>(1, seq_len));
-  return static_cast<double>(m.input.c * m.input.h * m.input.w);
-}
-
-// The model, batch and precision must fit every GPU the job can be placed on (each node type of
-// the platform): weights, gradients, optimizer state, kept activations, input batches and a
-// workspace (models/memory_estimate.hpp), against the GPU catalog's memory.
-void check_memory(const ConfigNode& root, const Scenario& s, const platforms::Platform& machine) {
-  const ConfigNode model_key = root.required("model");
-  const models::Model model = load_named_by(model_key, [&] { return models::load_model(s.model); });
-  models::StepOptions options;
-  options.batch = s.batch_per_gpu;
-  options.precision = s.precision;
-  options.seq_len = s.seq_len;
-  options.fused_attention = s.fused_attention;
-  const models::TrainingStep step = models::build_training_step(model, options);
-  models::MemoryOptions mo;
-  const double sample = s.input_sample_bytes > 0.0 ? s.input_sample_bytes
-                                                   : default_sample_bytes(model, step.seq_len());
-  mo.input_batch_bytes = s.batch_per_gpu * sample * (s.prefetch ? 2.0 : 1.0);
-  const models::MemoryEstimate m = models::estimate_memory(model, step, mo);
-  for (const platforms::NodeType& t : machine.node_types) {
-    if (m.total_bytes() <= t.gpu.memory_bytes) continue;
-    const auto gib = [](double b) { return fmt::format("{:.1f}", b / 1073741824.0); };
-    const ConfigNode at = root.optional("batch_per_gpu").value_or(root.required("model"));
-    at.fail(fmt::format(
-        "{} at batch {} per GPU in {} needs {} GiB per GPU (weights {}, master weights {}, "
-        "gradients {}, optimizer state {}, activations {}, input {}, workspace {} GiB), the {} "
-        "({} node {}) has {} GiB: {} GiB too much; lower batch_per_gpu or the precision",
-        model.name, s.batch_per_gpu, common::to_string(s.precision), gib(m.total_bytes()),
-        gib(m.weights_bytes), gib(m.master_weights_bytes), gib(m.gradients_bytes),
-        gib(m.optimizer_bytes), gib(m.activations_bytes), gib(m.input_bytes),
-        gib(m.workspace_bytes), t.gpu.name, machine.name, t.name, gib(t.gpu.memory_bytes),
-        gib(m.total_bytes() - t.gpu.memory_bytes)));
-  }
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "calibration/collective_model.hpp"
+#include "common/config_error.hpp"
 #include "sim/scenario_keys.hpp"
 #include "sim/transport.hpp"
 
@@ -156,14 +156,18 @@ void load_allreduce(const ConfigNode& a, AllReduceConfig& c) {
     if (v->as_string() == "stratified") {
       c.cycle_phase.reset();
     } else {
-      const std::string text = v->as_string();
-      char* end = nullptr;
-      const double phase = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || !(phase >= 0.0 && phase < 1.0))
+      // Read as the config reader reads numbers; a word or a number outside [0, 1) gets one
+      // message naming both forms the key takes.
+      double phase = -1.0;
+      try {
+        phase = v->as_double();
+      } catch (const common::ConfigError&) {
+      }
+      if (!(phase >= 0.0 && phase < 1.0))
         v->fail(
             fmt::format("expected stratified or a fraction of the cycle from 0 up to (not "
                         "including) 1, got \"{}\"",
-                        text));
+                        v->as_string()));
       c.cycle_phase = phase;
     }
     if (!(c.cycle_time_s > 0.0))

@@ -80,16 +80,14 @@ models::TrainingStep scenario_step(const Scenario& s, const models::Model& model
   return models::build_training_step(model, options);
 }
 
-namespace {
-
-// Host-to-device bytes per sample: the scenario's value, else the model input as decoded 8-bit
-// images (C*H*W bytes, as DALI-style loaders copy them) or 32-bit token ids, one per token of
-// the sequence length the step was built for.
-double sample_bytes(const Scenario& s, const models::Model& m, const models::TrainingStep& step) {
+double scenario_sample_bytes(const Scenario& s, const models::Model& m,
+                             const models::TrainingStep& step) {
   if (s.input_sample_bytes > 0.0) return s.input_sample_bytes;
   if (m.input.tokens) return 4.0 * static_cast<double>(std::max<std::int64_t>(1, step.seq_len()));
   return static_cast<double>(m.input.c * m.input.h * m.input.w);
 }
+
+namespace {
 
 // Parameter servers, MPI on the CPU and TCP: where the tasks are, the memory bandwidths they
 // work at and the TCP stream limit of the NIC (sim/README.md "Parameter servers", "MPI on the
@@ -183,7 +181,7 @@ JobSpec point_job_spec(const Scenario& s, const PointRequest& request,
   spec.gpus_per_node = wanted > 0 ? wanted : available;
   const models::Model model = models::load_model(s.model);
   const models::TrainingStep step = scenario_step(s, model);
-  const double input_bytes = s.batch_per_gpu * sample_bytes(s, model, step);
+  const double input_bytes = s.batch_per_gpu * scenario_sample_bytes(s, model, step);
   // One step program per GPU type among the job's nodes (a heterogeneous machine's partitions):
   // the same step priced on each. GPUs that differ only in memory size (Summit's 32 GB
   // high-memory nodes) price the same and share a program.

@@ -43,6 +43,12 @@ JobSpec point_job_spec(const Scenario& scenario, const PointRequest& request,
 // GPU, precision and sequence length (seq_len 0: the model's default).
 models::TrainingStep scenario_step(const Scenario& scenario, const models::Model& model);
 
+// Host-to-device bytes per sample: the scenario's value, else the model input as decoded 8-bit
+// images (C*H*W bytes, as DALI-style loaders copy them) or 32-bit token ids, one per token of
+// the sequence length `step` was built for.
+double scenario_sample_bytes(const Scenario& scenario, const models::Model& model,
+                             const models::TrainingStep& step);
+
 // A training step priced on `gpu`: every op's duration and tier from the cost model, memcpy ops
 // on the copy stream, the optimizer ops flagged, gradients in ready order.
 StepProgram build_program(const models::TrainingStep& step, const calibration::CostModel& cost,

@@ -7,6 +7,7 @@
 
 #include "models/training_step.hpp"
 #include "models/zoo.hpp"
+#include "sim/scenario_runner.hpp"
 #include "sim/transport.hpp"
 
 namespace scalecast::sim {
@@ -43,13 +44,7 @@ void check_precision_peaks(const common::ConfigNode& root, const Scenario& s,
   if (root.has("parallel")) return;  // an LLM job: checked at parallel.precision (llm_setup)
   std::vector<std::pair<common::DType, bool>> needed;  // (dtype, on tensor cores)
   try {
-    models::StepOptions options;
-    options.batch = s.batch_per_gpu;
-    options.precision = s.precision;
-    options.seq_len = s.seq_len;
-    options.fused_attention = s.fused_attention;
-    const models::TrainingStep step =
-        models::build_training_step(models::load_model(s.model), options);
+    const models::TrainingStep step = scenario_step(s, models::load_model(s.model));
     for (const models::Op& op : step.ops()) {
       const bool matrix = op.op_class == models::OpClass::kConv ||
                           op.op_class == models::OpClass::kGemm ||
